@@ -1,0 +1,138 @@
+//===- CostModel.cpp - analytic time of the collective algorithms ---------===//
+//
+// Formulas are stated in CostModel.h; this file evaluates them.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Cost/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+using namespace collc;
+
+/// The spec gives β in ns/B and α in µs; the model works in µs.
+static double betaUs(const NetworkParams &net) {
+  return net.betaNsPerByte * 1e-3;
+}
+
+double collc::contention(const TopologySpec &topo) {
+  double worst = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    double n = static_cast<double>(topo.shape[d]);
+    worst = std::max(worst, wraps ? n / 8 : n / 4);
+  }
+  return worst * static_cast<double>(topo.ranksPerNode);
+}
+
+double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
+                             double contention) {
+  return net.alphaUs +
+         static_cast<double>(bytes + net.headerBytes) * contention *
+             betaUs(net);
+}
+
+double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double p = static_cast<double>(topo.numRanks());
+  return p * net.alphaUs + p * contention(topo) *
+                               static_cast<double>(bytes + net.headerBytes) *
+                               betaUs(net);
+}
+
+double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  double p = static_cast<double>(topo.numRanks());
+  return p * contention(topo) * static_cast<double>(bytes) *
+         betaUs(topo.network);
+}
+
+double collc::percentOfPeak(double peakUs, double timeUs) {
+  return timeUs > 0 ? 100 * peakUs / timeUs : 0;
+}
+
+double collc::directAllgathervUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double peers = static_cast<double>(topo.numRanks() - 1);
+  return peers * net.alphaUs + peers * static_cast<double>(bytes) *
+                                   contention(topo) * betaUs(net);
+}
+
+int64_t collc::blockedRingBestBlockBytes(const NetworkParams &net,
+                                         int64_t ranks, int64_t zeroRanks,
+                                         int64_t totalBytes) {
+  int64_t spread = ranks + zeroRanks - 2;
+  if (spread <= 0)
+    return std::max<int64_t>(1, totalBytes);
+  double best = std::sqrt(2 * net.alphaUs * static_cast<double>(totalBytes) /
+                          (betaUs(net) * static_cast<double>(spread)));
+  return std::max<int64_t>(1, std::llround(best));
+}
+
+double collc::blockedRingAllgathervUs(const NetworkParams &net, int64_t ranks,
+                                      int64_t zeroRanks, int64_t totalBytes,
+                                      int64_t blockBytes) {
+  double b = static_cast<double>(std::max<int64_t>(1, blockBytes));
+  double rounds = static_cast<double>(totalBytes) / b +
+                  static_cast<double>(ranks - zeroRanks) / 2;
+  return rounds * (net.alphaUs + betaUs(net) * b);
+}
+
+std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
+  const TopologySpec &topo = spec.topology;
+  const CollectiveSpec &coll = spec.collective;
+  AlgorithmEstimate base;
+  base.ranks = topo.numRanks();
+  base.bytes = coll.maxBytes.value_or(kDefaultEstimateBytes);
+  base.contention = contention(topo);
+
+  std::vector<AlgorithmEstimate> estimates;
+  if (coll.kind == CollectiveKind::Allgatherv) {
+    AlgorithmEstimate direct = base;
+    direct.algorithm = "direct";
+    direct.timeUs = directAllgathervUs(topo, base.bytes);
+    estimates.push_back(direct);
+
+    // Neighbours in a ring share one link each way, so C = 1 here.
+    AlgorithmEstimate ring = base;
+    ring.algorithm = "blocked-ring";
+    ring.contention = 1;
+    int64_t total = base.ranks * base.bytes;
+    ring.blockBytes = coll.blockBytes.value_or(
+        blockedRingBestBlockBytes(topo.network, base.ranks, 0, total));
+    ring.timeUs = blockedRingAllgathervUs(topo.network, base.ranks, 0, total,
+                                          *ring.blockBytes);
+    estimates.push_back(ring);
+  } else {
+    AlgorithmEstimate direct = base;
+    direct.algorithm = "direct";
+    direct.timeUs = directAlltoallUs(topo, base.bytes);
+    direct.percentOfPeak =
+        percentOfPeak(peakAlltoallUs(topo, base.bytes), direct.timeUs);
+    estimates.push_back(direct);
+  }
+  std::stable_sort(estimates.begin(), estimates.end(),
+                   [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {
+                     return a.timeUs < b.timeUs;
+                   });
+  return estimates;
+}
+
+std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
+  char line[256];
+  int n = std::snprintf(line, sizeof(line),
+                        "%s: %.1f us (P=%lld, m=%lld B, C=%.2f",
+                        estimate.algorithm.c_str(), estimate.timeUs,
+                        static_cast<long long>(estimate.ranks),
+                        static_cast<long long>(estimate.bytes),
+                        estimate.contention);
+  std::string text(line, std::min<size_t>(n, sizeof(line) - 1));
+  if (estimate.blockBytes)
+    text += ", B=" + std::to_string(*estimate.blockBytes) + " B";
+  if (estimate.percentOfPeak) {
+    std::snprintf(line, sizeof(line), ", %.1f%% of peak",
+                  *estimate.percentOfPeak);
+    text += line;
+  }
+  return text + ")";
+}

@@ -1,0 +1,90 @@
+//===- CostModel.h - analytic time of the collective algorithms -*- C++ -*-===//
+//
+// The BG/L model of Kumar & Heidelberger (DESIGN.md §1) and Träff et al.'s
+// blocked-ring model. Times are in microseconds; alpha is in µs per message,
+// beta in ns per byte (converted here), m and h in bytes:
+//
+//   T_ptp      = α + (m + h)·C·β                          (latency L dropped)
+//   T_direct   ≈ P·α + P·C·(m + h)·β                      (direct alltoall)
+//   T_peak     = P·C·m·β                                  (bisection bound)
+//   T_agv      ≈ (P−1)·α + (P−1)·m·C·β                    (direct allgatherv)
+//   T_ring     = rounds·(α + β·B), rounds = total/B + (P−z)/2
+//   B_best     ≈ sqrt(2·α·total / (β·(P+z−2)))
+//
+// with C the contention of an all-to-all pattern on the topology (see
+// contention()). Plain C++: depends only on the Spec types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_COST_COSTMODEL_H
+#define COLLC_COST_COSTMODEL_H
+
+#include "lib/Spec/Spec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collc {
+
+/// Block size the estimates use when the spec gives no 'bytes'.
+constexpr int64_t kDefaultEstimateBytes = 4096;
+
+/// Contention C of an all-to-all traffic pattern. A torus dimension of n
+/// nodes contributes n/8 (packets travel n/4 hops over 2·P links: the P²·m
+/// bytes take P·(n/8)·m·β); a mesh dimension n/4 (half the links cross its
+/// bisection). C is the largest dimension's value times ranks per node,
+/// because every rank of a node shares the node's links.
+double contention(const TopologySpec &topo);
+
+/// T_ptp = α + (m + h)·C·β.
+double pointToPointUs(const NetworkParams &net, int64_t bytes,
+                      double contention);
+
+/// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
+double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
+/// T_peak = P·C·m·β: the bisection-limited time with no startup or header.
+double peakAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
+/// 100·T_peak / T: how close a time is to the bisection bound.
+double percentOfPeak(double peakUs, double timeUs);
+
+/// T ≈ (P−1)·α + (P−1)·m·C·β for a direct allgatherv of m bytes per rank.
+double directAllgathervUs(const TopologySpec &topo, int64_t bytes);
+
+/// B ≈ sqrt(2·α·total / (β·(P+z−2))), at least 1 byte; `total` when
+/// P+z−2 <= 0 (a single block is then best).
+int64_t blockedRingBestBlockBytes(const NetworkParams &net, int64_t ranks,
+                                  int64_t zeroRanks, int64_t totalBytes);
+
+/// T = rounds·(α + β·B), rounds = total/B + (P−z)/2 (partial blocks assumed
+/// half full) for a blocked ring over P ranks of which z contribute nothing.
+double blockedRingAllgathervUs(const NetworkParams &net, int64_t ranks,
+                               int64_t zeroRanks, int64_t totalBytes,
+                               int64_t blockBytes);
+
+/// The predicted time of one algorithm for a spec.
+struct AlgorithmEstimate {
+  std::string algorithm; // "direct" | "blocked-ring", as in the spec
+  double timeUs = 0;
+  int64_t ranks = 0;        // P
+  int64_t bytes = 0;        // m: block (alltoall) or contribution per rank
+  double contention = 1;    // C
+  std::optional<int64_t> blockBytes;   // blocked-ring: B
+  std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
+};
+
+/// Every algorithm applicable to the spec's op (alltoall, alltoallv: direct;
+/// allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
+/// when absent), best first. For allgatherv, bytes is each rank's
+/// contribution and no rank is assumed empty.
+std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);
+
+/// One line, e.g. "direct: 14618.6 us (P=512, m=4096 B, C=1.00, 92.9% of
+/// peak)".
+std::string explainEstimate(const AlgorithmEstimate &estimate);
+
+} // namespace collc
+
+#endif // COLLC_COST_COSTMODEL_H

@@ -1,0 +1,74 @@
+//===- Spec.h - the user's machine + collective description -----*- C++ -*-===//
+//
+// The in-memory form of a spec.yaml (format v1, see README.md "Spec"). The
+// parser fills it and reports malformed input as file:line:col diagnostics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_SPEC_SPEC_H
+#define COLLC_SPEC_SPEC_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace collc {
+
+/// Cost parameters of T_ptp = alpha + (m + h)·C·beta + L. Defaults are BG/L's.
+struct NetworkParams {
+  double alphaUs = 1.7;
+  double betaNsPerByte = 6.48;
+  double copyNsPerByte = 1.6; // gamma
+  int64_t headerBytes = 48;   // h
+  int64_t protoBytes = 8;     // proto
+};
+
+struct TopologySpec {
+  llvm::SmallVector<int64_t, 3> shape; // nodes per dimension, 1..3 dims
+  llvm::SmallVector<bool, 3> wrap;     // same length as shape
+  int64_t ranksPerNode = 1;
+  NetworkParams network;
+
+  int64_t numNodes() const;
+  int64_t numRanks() const { return numNodes() * ranksPerNode; }
+};
+
+enum class CollectiveKind { Alltoall, Alltoallv, Allgatherv };
+
+llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
+std::optional<CollectiveKind> symbolizeCollectiveKind(llvm::StringRef name);
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::Alltoall;
+  /// Block size (alltoall) or typical contribution (v-ops) the choice is made
+  /// for; [minBytes, maxBytes], equal when one value is given.
+  std::optional<int64_t> minBytes, maxBytes;
+  std::string algorithm = "auto"; // auto | direct | blocked-ring
+  std::string order = "shift";    // direct only: shift | random
+  uint64_t seed = 1;              // order: random
+  /// blocked-ring: fixed block size B in bytes; unset = formula at run time.
+  std::optional<int64_t> blockBytes;
+  /// Sends in flight per FIFO (injection throttling); unset = algorithm default.
+  std::optional<int64_t> fifoDepth;
+};
+
+struct Spec {
+  TopologySpec topology;
+  CollectiveSpec collective;
+};
+
+/// Parses the spec in buffer `bufferId` of `sourceMgr`. Every error is
+/// reported through the SourceMgr at the offending key or value; returns
+/// std::nullopt if there was any.
+std::optional<Spec> parseSpec(llvm::SourceMgr &sourceMgr, unsigned bufferId);
+
+} // namespace collc
+
+#endif // COLLC_SPEC_SPEC_H

@@ -1,0 +1,609 @@
+//===- SpecParser.cpp - spec.yaml (format v1) to collc::Spec --------------===//
+//
+// Walks the llvm::yaml node tree (not YAML I/O traits) so that every
+// diagnostic can point at the exact key or value that is wrong. The parser
+// keeps going after an error so one run reports everything it can find.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Spec/Spec.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace collc;
+using namespace llvm;
+
+namespace {
+
+/// A value the parser keeps with its position for checks that need other
+/// keys (the algorithm is only valid or invalid once 'op' is known).
+template <typename T>
+struct Located {
+  T value{};
+  SMLoc loc;
+  bool present = false;
+};
+
+class SpecParser {
+public:
+  explicit SpecParser(SourceMgr &sourceMgr) : sourceMgr(sourceMgr) {}
+
+  std::optional<Spec> parse(unsigned bufferId);
+
+private:
+  using KeyFn = function_ref<void(StringRef key, SMLoc keyLoc, yaml::Node *)>;
+
+  void error(SMLoc loc, const Twine &msg) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, msg);
+    hadError = true;
+  }
+  void note(SMLoc loc, const Twine &msg) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, msg);
+  }
+
+  /// Visits every key of `map` (named `where` in messages) that is listed in
+  /// `known`, once; reports unknown and duplicate keys. Returns where each
+  /// known key was seen so the caller can check required ones.
+  StringMap<SMLoc> visitKeys(yaml::MappingNode *map, const Twine &where,
+                             ArrayRef<StringRef> known, KeyFn fn);
+
+  /// Returns `value` as a mapping, or reports that `what` must be one.
+  yaml::MappingNode *expectMapping(const Twine &what, SMLoc keyLoc,
+                                   yaml::Node *value);
+  yaml::SequenceNode *expectSequence(const Twine &what, const Twine &expected,
+                                     SMLoc keyLoc, yaml::Node *value);
+  /// The unquoted text of a scalar, or std::nullopt after reporting that
+  /// `what` must be `expected`.
+  std::optional<std::string> readScalar(const Twine &what,
+                                        const Twine &expected, SMLoc keyLoc,
+                                        yaml::Node *value);
+  std::optional<int64_t> readInt(const Twine &what, SMLoc keyLoc,
+                                 yaml::Node *value);
+  std::optional<uint64_t> readUnsigned(const Twine &what, SMLoc keyLoc,
+                                       yaml::Node *value);
+  std::optional<double> readDouble(const Twine &what, SMLoc keyLoc,
+                                   yaml::Node *value);
+  std::optional<bool> readBool(const Twine &what, SMLoc keyLoc,
+                               yaml::Node *value);
+
+  void parseTopology(SMLoc keyLoc, yaml::Node *value, TopologySpec &topo);
+  void parseNetwork(SMLoc keyLoc, yaml::Node *value, NetworkParams &net);
+  void parseCollective(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
+  void parseBytes(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
+
+  SourceMgr &sourceMgr;
+  bool hadError = false;
+};
+
+} // namespace
+
+/// Where to point for `node`: the node itself, or the key that owns it when
+/// the value is missing (a null node's position is that of the next token).
+static SMLoc locOf(yaml::Node *node, SMLoc keyLoc) {
+  if (!node || isa<yaml::NullNode>(node))
+    return keyLoc;
+  return node->getSourceRange().Start;
+}
+
+/// "a sequence", "a mapping", ... for "must be X, got Y" messages.
+static std::string describe(yaml::Node *node) {
+  if (!node || isa<yaml::NullNode>(node))
+    return "nothing";
+  if (isa<yaml::SequenceNode>(node))
+    return "a sequence";
+  if (isa<yaml::MappingNode>(node))
+    return "a mapping";
+  if (auto *scalar = dyn_cast<yaml::ScalarNode>(node))
+    return ("'" + scalar->getRawValue() + "'").str();
+  if (auto *block = dyn_cast<yaml::BlockScalarNode>(node))
+    return ("'" + block->getValue() + "'").str();
+  return "an alias";
+}
+
+static std::string joinKeys(ArrayRef<StringRef> keys) {
+  std::string out;
+  for (auto [i, key] : llvm::enumerate(keys)) {
+    if (i)
+      out += ", ";
+    out += key.str();
+  }
+  return out;
+}
+
+StringMap<SMLoc> SpecParser::visitKeys(yaml::MappingNode *map,
+                                       const Twine &where,
+                                       ArrayRef<StringRef> known, KeyFn fn) {
+  StringMap<SMLoc> seen;
+  for (yaml::KeyValueNode &kv : *map) {
+    auto *keyNode = dyn_cast_or_null<yaml::ScalarNode>(kv.getKey());
+    if (!keyNode) {
+      if (kv.getKey())
+        error(kv.getKey()->getSourceRange().Start,
+              "keys in " + where + " must be plain names");
+      continue;
+    }
+    SmallString<32> storage;
+    StringRef key = keyNode->getValue(storage);
+    SMLoc keyLoc = keyNode->getSourceRange().Start;
+    yaml::Node *value = kv.getValue();
+    if (!llvm::is_contained(known, key)) {
+      error(keyLoc, "unknown key '" + key + "' in " + where + " (expected " +
+                        joinKeys(known) + ")");
+      continue;
+    }
+    auto [it, inserted] = seen.try_emplace(key, keyLoc);
+    if (!inserted) {
+      error(keyLoc, "duplicate key '" + key + "' in " + where);
+      note(it->second, "'" + key + "' first given here");
+      continue;
+    }
+    fn(key, keyLoc, value);
+  }
+  return seen;
+}
+
+yaml::MappingNode *SpecParser::expectMapping(const Twine &what, SMLoc keyLoc,
+                                             yaml::Node *value) {
+  if (auto *map = dyn_cast_or_null<yaml::MappingNode>(value))
+    return map;
+  error(locOf(value, keyLoc),
+        what + " must be a mapping, got " + describe(value));
+  return nullptr;
+}
+
+yaml::SequenceNode *SpecParser::expectSequence(const Twine &what,
+                                               const Twine &expected,
+                                               SMLoc keyLoc,
+                                               yaml::Node *value) {
+  if (auto *seq = dyn_cast_or_null<yaml::SequenceNode>(value))
+    return seq;
+  error(locOf(value, keyLoc),
+        what + " must be " + expected + ", got " + describe(value));
+  return nullptr;
+}
+
+std::optional<std::string> SpecParser::readScalar(const Twine &what,
+                                                  const Twine &expected,
+                                                  SMLoc keyLoc,
+                                                  yaml::Node *value) {
+  if (auto *scalar = dyn_cast_or_null<yaml::ScalarNode>(value)) {
+    SmallString<32> storage;
+    return scalar->getValue(storage).str();
+  }
+  error(locOf(value, keyLoc),
+        what + " must be " + expected + ", got " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<int64_t> SpecParser::readInt(const Twine &what, SMLoc keyLoc,
+                                           yaml::Node *value) {
+  std::optional<std::string> text =
+      readScalar(what, "an integer", keyLoc, value);
+  if (!text)
+    return std::nullopt;
+  int64_t result;
+  if (StringRef(*text).getAsInteger(10, result)) {
+    error(locOf(value, keyLoc),
+          what + " must be an integer, got '" + *text + "'");
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<uint64_t> SpecParser::readUnsigned(const Twine &what,
+                                                 SMLoc keyLoc,
+                                                 yaml::Node *value) {
+  std::optional<std::string> text =
+      readScalar(what, "an unsigned 64-bit integer", keyLoc, value);
+  if (!text)
+    return std::nullopt;
+  uint64_t result;
+  if (StringRef(*text).getAsInteger(10, result)) {
+    error(locOf(value, keyLoc),
+          what + " must be an unsigned 64-bit integer, got '" + *text + "'");
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<double> SpecParser::readDouble(const Twine &what, SMLoc keyLoc,
+                                             yaml::Node *value) {
+  std::optional<std::string> text = readScalar(what, "a number", keyLoc, value);
+  if (!text)
+    return std::nullopt;
+  double result;
+  if (StringRef(*text).getAsDouble(result) || !std::isfinite(result)) {
+    error(locOf(value, keyLoc), what + " must be a number, got '" + *text + "'");
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<bool> SpecParser::readBool(const Twine &what, SMLoc keyLoc,
+                                         yaml::Node *value) {
+  std::optional<std::string> text =
+      readScalar(what, "true or false", keyLoc, value);
+  if (!text)
+    return std::nullopt;
+  if (std::optional<bool> result = yaml::parseBool(*text))
+    return result;
+  error(locOf(value, keyLoc), what + " must be true or false, got '" + *text +
+                                  "'");
+  return std::nullopt;
+}
+
+void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
+                              NetworkParams &net) {
+  yaml::MappingNode *map = expectMapping("'network'", keyLoc, value);
+  if (!map)
+    return;
+  static constexpr StringRef keys[] = {"alpha_us", "beta_ns_per_byte",
+                                       "copy_ns_per_byte", "header_bytes",
+                                       "proto_bytes"};
+  visitKeys(map, "'network'", keys, [&](StringRef key, SMLoc kLoc,
+                                        yaml::Node *v) {
+    std::string what = ("'" + key + "'").str();
+    if (key == "header_bytes" || key == "proto_bytes") {
+      std::optional<int64_t> bytes = readInt(what, kLoc, v);
+      if (!bytes)
+        return;
+      if (*bytes < 0) {
+        error(locOf(v, kLoc), what + " is " + Twine(*bytes) +
+                                  "; a byte count cannot be negative");
+        return;
+      }
+      (key == "header_bytes" ? net.headerBytes : net.protoBytes) = *bytes;
+      return;
+    }
+    std::optional<double> number = readDouble(what, kLoc, v);
+    if (!number)
+      return;
+    if (*number <= 0) {
+      error(locOf(v, kLoc), what + " is " +
+                                cast<yaml::ScalarNode>(v)->getRawValue() +
+                                "; it must be greater than 0");
+      return;
+    }
+    if (key == "alpha_us")
+      net.alphaUs = *number;
+    else if (key == "beta_ns_per_byte")
+      net.betaNsPerByte = *number;
+    else
+      net.copyNsPerByte = *number;
+  });
+}
+
+void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
+                               TopologySpec &topo) {
+  yaml::MappingNode *map = expectMapping("'topology'", keyLoc, value);
+  if (!map)
+    return;
+  static constexpr StringRef keys[] = {"shape", "wrap", "ranks_per_node",
+                                       "network"};
+  // Cross-key checks need to know whether each part parsed cleanly.
+  bool shapeOk = false, rpnOk = true;
+  SMLoc shapeLoc, wrapLoc;
+  std::optional<SmallVector<bool, 3>> wrap;
+  StringMap<SMLoc> seen = visitKeys(
+      map, "'topology'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
+        if (key == "shape") {
+          shapeLoc = locOf(v, kLoc);
+          auto *seq = expectSequence("'shape'", "a sequence of 1 to 3 integers",
+                                     kLoc, v);
+          if (!seq)
+            return;
+          shapeOk = true;
+          unsigned index = 0;
+          for (yaml::Node &entry : *seq) {
+            std::string what = "'shape' entry " + std::to_string(index++);
+            std::optional<int64_t> dim = readInt(what, kLoc, &entry);
+            if (!dim) {
+              shapeOk = false;
+              continue;
+            }
+            if (*dim < 1) {
+              error(locOf(&entry, kLoc),
+                    what + " is " + Twine(*dim) +
+                        "; every dimension needs at least 1 node");
+              shapeOk = false;
+              continue;
+            }
+            topo.shape.push_back(*dim);
+          }
+          if (index == 0 || index > 3) {
+            error(shapeLoc, "'shape' has " + Twine(index) +
+                                " entries; a topology has 1 to 3 dimensions");
+            shapeOk = false;
+          }
+          return;
+        }
+        if (key == "wrap") {
+          wrapLoc = locOf(v, kLoc);
+          auto *seq = expectSequence(
+              "'wrap'", "a sequence of true/false, one per dimension", kLoc, v);
+          if (!seq)
+            return;
+          SmallVector<bool, 3> flags;
+          bool ok = true;
+          unsigned index = 0;
+          for (yaml::Node &entry : *seq) {
+            std::optional<bool> flag =
+                readBool("'wrap' entry " + Twine(index++), kLoc, &entry);
+            ok &= flag.has_value();
+            flags.push_back(flag.value_or(true));
+          }
+          if (ok)
+            wrap = flags;
+          return;
+        }
+        if (key == "ranks_per_node") {
+          rpnOk = false;
+          std::optional<int64_t> rpn = readInt("'ranks_per_node'", kLoc, v);
+          if (!rpn)
+            return;
+          if (*rpn < 1) {
+            error(locOf(v, kLoc), "'ranks_per_node' is " + Twine(*rpn) +
+                                      "; a node needs at least 1 rank");
+            return;
+          }
+          topo.ranksPerNode = *rpn;
+          rpnOk = true;
+          return;
+        }
+        parseNetwork(kLoc, v, topo.network);
+      });
+
+  if (!seen.count("shape")) {
+    error(map->getSourceRange().Start,
+          "missing required key 'shape' in 'topology'");
+    return;
+  }
+  if (!shapeOk)
+    return;
+  if (wrap && wrap->size() != topo.shape.size()) {
+    error(wrapLoc, "'wrap' has " + Twine(wrap->size()) + " entries but 'shape' "
+                       "has " + Twine(topo.shape.size()));
+    wrap.reset();
+  }
+  // Default: a torus in every dimension.
+  topo.wrap = wrap ? *wrap : SmallVector<bool, 3>(topo.shape.size(), true);
+
+  // Ranks are C ints at run time (MPI), so P must fit in 2^31 - 1.
+  if (!rpnOk)
+    return;
+  constexpr int64_t maxRanks = std::numeric_limits<int32_t>::max();
+  int64_t ranks = topo.ranksPerNode;
+  bool overflow = false;
+  for (int64_t dim : topo.shape)
+    overflow |= MulOverflow(ranks, dim, ranks);
+  if (overflow || ranks > maxRanks) {
+    std::string count = overflow ? "more than 2^63" : std::to_string(ranks);
+    error(shapeLoc, "topology has " + count +
+                        " ranks ('shape' times 'ranks_per_node'); at most " +
+                        Twine(maxRanks) + " are supported");
+  }
+}
+
+void SpecParser::parseBytes(SMLoc keyLoc, yaml::Node *value,
+                            CollectiveSpec &coll) {
+  auto checkNonNegative = [&](const Twine &what, yaml::Node *node,
+                              std::optional<int64_t> bytes) {
+    if (bytes && *bytes < 0) {
+      error(locOf(node, keyLoc), what + " is " + Twine(*bytes) +
+                                     "; a byte count cannot be negative");
+      return std::optional<int64_t>();
+    }
+    return bytes;
+  };
+  if (auto *seq = dyn_cast_or_null<yaml::SequenceNode>(value)) {
+    SmallVector<std::optional<int64_t>, 2> bounds;
+    for (yaml::Node &entry : *seq) {
+      StringRef what = bounds.empty() ? "'bytes' min" : "'bytes' max";
+      bounds.push_back(
+          checkNonNegative(what, &entry, readInt(what, keyLoc, &entry)));
+    }
+    if (bounds.size() != 2) {
+      error(locOf(value, keyLoc), "'bytes' range has " + Twine(bounds.size()) +
+                                      " entries; expected [min, max]");
+      return;
+    }
+    if (!bounds[0] || !bounds[1])
+      return;
+    if (*bounds[0] > *bounds[1]) {
+      error(locOf(value, keyLoc), "'bytes' range [" + Twine(*bounds[0]) +
+                                      ", " + Twine(*bounds[1]) +
+                                      "] has min greater than max");
+      return;
+    }
+    coll.minBytes = bounds[0];
+    coll.maxBytes = bounds[1];
+    return;
+  }
+  if (!isa_and_nonnull<yaml::ScalarNode>(value)) {
+    error(locOf(value, keyLoc), "'bytes' must be an integer or [min, max], got " +
+                                    describe(value));
+    return;
+  }
+  std::optional<int64_t> bytes =
+      checkNonNegative("'bytes'", value, readInt("'bytes'", keyLoc, value));
+  if (!bytes)
+    return;
+  coll.minBytes = coll.maxBytes = bytes;
+}
+
+void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
+                                 CollectiveSpec &coll) {
+  yaml::MappingNode *map = expectMapping("'collective'", keyLoc, value);
+  if (!map)
+    return;
+  static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
+                                       "order", "seed",        "block_bytes",
+                                       "fifo_depth"};
+  Located<std::optional<CollectiveKind>> op;
+  Located<std::string> algorithm, order;
+  SMLoc seedLoc, blockLoc;
+  StringMap<SMLoc> seen = visitKeys(
+      map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
+        std::string what = ("'" + key + "'").str();
+        if (key == "op") {
+          std::optional<std::string> name =
+              readScalar(what, "a collective name", kLoc, v);
+          if (!name)
+            return;
+          op.present = true;
+          op.loc = locOf(v, kLoc);
+          op.value = symbolizeCollectiveKind(*name);
+          if (!op.value)
+            error(op.loc, "unknown op '" + *name +
+                              "' (expected alltoall, alltoallv or allgatherv)");
+          return;
+        }
+        if (key == "bytes")
+          return parseBytes(kLoc, v, coll);
+        if (key == "algorithm" || key == "order") {
+          std::optional<std::string> name =
+              readScalar(what, "a name", kLoc, v);
+          if (!name)
+            return;
+          Located<std::string> &slot = key == "algorithm" ? algorithm : order;
+          slot = {*name, locOf(v, kLoc), true};
+          return;
+        }
+        if (key == "seed") {
+          seedLoc = kLoc;
+          if (std::optional<uint64_t> seed = readUnsigned(what, kLoc, v))
+            coll.seed = *seed;
+          return;
+        }
+        std::optional<int64_t> number = readInt(what, kLoc, v);
+        if (!number)
+          return;
+        if (key == "block_bytes") {
+          blockLoc = kLoc;
+          if (*number < 1)
+            error(locOf(v, kLoc), "'block_bytes' is " + Twine(*number) +
+                                      "; a block needs at least 1 byte");
+          else
+            coll.blockBytes = *number;
+          return;
+        }
+        if (*number < 1 || *number > 65535)
+          error(locOf(v, kLoc), "'fifo_depth' is " + Twine(*number) +
+                                    "; it must be between 1 and 65535");
+        else
+          coll.fifoDepth = *number;
+      });
+
+  if (!seen.count("op"))
+    error(map->getSourceRange().Start,
+          "missing required key 'op' in 'collective'");
+
+  // Option compatibility needs the op and the algorithm; an invalid op has
+  // already been reported, so only check against a known one.
+  bool opKnown = op.present && op.value;
+  StringRef opName = opKnown ? stringifyCollectiveKind(*op.value) : "";
+  if (algorithm.present) {
+    bool isRingOp = opKnown && *op.value == CollectiveKind::Allgatherv;
+    bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
+                 (algorithm.value == "blocked-ring" && (isRingOp || !opKnown));
+    if (!valid) {
+      StringRef expected = isRingOp ? "auto, direct or blocked-ring"
+                                    : "auto or direct";
+      error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
+                               (opKnown ? " for " + opName : Twine()) +
+                               " (expected " + expected + ")");
+    } else {
+      coll.algorithm = algorithm.value;
+    }
+  }
+  if (order.present) {
+    if (order.value != "shift" && order.value != "random")
+      error(order.loc,
+            "unknown order '" + order.value + "' (expected shift or random)");
+    else if (coll.algorithm == "blocked-ring")
+      error(seen.lookup("order"), "'order' applies only to the direct "
+                                  "algorithm, but algorithm is blocked-ring");
+    else
+      coll.order = order.value;
+  }
+  if (seen.count("seed") && order.value != "random")
+    error(seedLoc, "'seed' applies only to 'order: random', but order is " +
+                       (order.present ? order.value : "shift (the default)"));
+  if (seen.count("block_bytes")) {
+    if (opKnown && *op.value != CollectiveKind::Allgatherv)
+      error(blockLoc, "'block_bytes' applies only to the blocked-ring "
+                      "algorithm of allgatherv, but op is " +
+                          opName);
+    else if (coll.algorithm == "direct")
+      error(blockLoc, "'block_bytes' applies only to the blocked-ring "
+                      "algorithm, but algorithm is direct");
+  }
+  if (opKnown)
+    coll.kind = *op.value;
+}
+
+std::optional<Spec> SpecParser::parse(unsigned bufferId) {
+  MemoryBufferRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef();
+  SMLoc bufferStart = SMLoc::getFromPointer(buffer.getBufferStart());
+
+  // Syntax first, on a stream of its own: the YAML parser reports through the
+  // same SourceMgr, and semantic checks on a half-parsed tree would only add
+  // noise after a syntax error.
+  {
+    yaml::Stream syntax(buffer, sourceMgr);
+    for (yaml::Document &doc : syntax)
+      doc.skip();
+    if (syntax.failed())
+      return std::nullopt;
+  }
+
+  yaml::Stream stream(buffer, sourceMgr);
+  auto docIt = stream.begin();
+  yaml::Node *root = docIt == stream.end() ? nullptr : docIt->getRoot();
+  if (!root || isa<yaml::NullNode>(root)) {
+    error(bufferStart, "spec is empty; expected sections topology and "
+                       "collective");
+    return std::nullopt;
+  }
+  auto *map = dyn_cast<yaml::MappingNode>(root);
+  if (!map) {
+    error(root->getSourceRange().Start,
+          "spec must be a mapping with sections topology and collective, got " +
+              describe(root));
+    return std::nullopt;
+  }
+
+  Spec spec;
+  static constexpr StringRef sections[] = {"topology", "collective"};
+  StringMap<SMLoc> seen = visitKeys(
+      map, "the spec", sections, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
+        if (key == "topology")
+          parseTopology(kLoc, v, spec.topology);
+        else
+          parseCollective(kLoc, v, spec.collective);
+      });
+  for (StringRef section : sections)
+    if (!seen.count(section))
+      error(map->getSourceRange().Start,
+            "missing required section '" + section + "'");
+
+  if (++docIt != stream.end() && docIt->getRoot())
+    error(docIt->getRoot()->getSourceRange().Start,
+          "a spec holds one yaml document; remove this second one");
+
+  if (hadError)
+    return std::nullopt;
+  return spec;
+}
+
+std::optional<Spec> collc::parseSpec(SourceMgr &sourceMgr, unsigned bufferId) {
+  return SpecParser(sourceMgr).parse(bufferId);
+}
