@@ -90,7 +90,18 @@ private:
 static SMLoc locOf(yaml::Node *node, SMLoc keyLoc) {
   if (!node || isa<yaml::NullNode>(node))
     return keyLoc;
-  return node->getSourceRange().Start;
+  SMLoc start = node->getSourceRange().Start;
+  if (!isa<yaml::SequenceNode, yaml::MappingNode>(node))
+    return start;
+  // A flow collection's range starts at its first entry; point at the
+  // opening bracket instead, which is what the user reads as the value.
+  const char *p = start.getPointer();
+  const char *limit = keyLoc.isValid() ? keyLoc.getPointer() : nullptr;
+  while (limit && p > limit && StringRef(" \t\r\n").contains(p[-1]))
+    --p;
+  if (limit && p > limit && (p[-1] == '[' || p[-1] == '{'))
+    return SMLoc::getFromPointer(p - 1);
+  return start;
 }
 
 /// "a sequence", "a mapping", ... for "must be X, got Y" messages.
@@ -362,8 +373,7 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
       });
 
   if (!seen.count("shape")) {
-    error(map->getSourceRange().Start,
-          "missing required key 'shape' in 'topology'");
+    error(keyLoc, "missing required key 'shape' in 'topology'");
     return;
   }
   if (!shapeOk)
@@ -503,8 +513,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       });
 
   if (!seen.count("op"))
-    error(map->getSourceRange().Start,
-          "missing required key 'op' in 'collective'");
+    error(keyLoc, "missing required key 'op' in 'collective'");
 
   // Option compatibility needs the op and the algorithm; an invalid op has
   // already been reported, so only check against a known one.
