@@ -232,7 +232,8 @@ std::optional<double> SpecParser::readDouble(const Twine &what, SMLoc keyLoc,
     return std::nullopt;
   double result;
   if (StringRef(*text).getAsDouble(result) || !std::isfinite(result)) {
-    error(locOf(value, keyLoc), what + " must be a number, got '" + *text + "'");
+    error(locOf(value, keyLoc),
+          what + " must be a number, got '" + *text + "'");
     return std::nullopt;
   }
   return result;
@@ -438,8 +439,8 @@ void SpecParser::parseBytes(SMLoc keyLoc, yaml::Node *value,
     return;
   }
   if (!isa_and_nonnull<yaml::ScalarNode>(value)) {
-    error(locOf(value, keyLoc), "'bytes' must be an integer or [min, max], got " +
-                                    describe(value));
+    error(locOf(value, keyLoc),
+          "'bytes' must be an integer or [min, max], got " + describe(value));
     return;
   }
   std::optional<int64_t> bytes =
@@ -560,7 +561,8 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
 }
 
 std::optional<Spec> SpecParser::parse(unsigned bufferId) {
-  MemoryBufferRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef();
+  MemoryBufferRef buffer =
+      sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef();
   SMLoc bufferStart = SMLoc::getFromPointer(buffer.getBufferStart());
 
   // Syntax first, on a stream of its own: the YAML parser reports through the
