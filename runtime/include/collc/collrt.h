@@ -1,0 +1,68 @@
+/* collrt: executes collc plans inside MPI applications.
+ *
+ * Persistent usage, like MPI-4 persistent collectives: load a plan once, bind
+ * it to a communicator and buffers (and counts) once, then start/wait as often
+ * as needed. Binding is collective over the communicator.
+ *
+ *   collrt_plan_t *plan;  collrt_coll_t *a2a;  collrt_diag_t diag;
+ *   collrt_plan_load_file("a2a.collplan", &plan, &diag);
+ *   collrt_bind_alltoall(plan, comm, sbuf, rbuf, n, MPI_INT, 0, &a2a, &diag);
+ *   for (...) { collrt_start(a2a, &diag); collrt_wait(a2a, &diag); }
+ *   collrt_coll_free(a2a);  collrt_plan_free(plan);
+ */
+#ifndef COLLC_COLLRT_H
+#define COLLC_COLLRT_H
+
+#include <mpi.h>
+
+#include "collc/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct collrt_coll collrt_coll_t; /* a plan bound to comm + buffers */
+
+/* Bind flags. */
+enum {
+  /* Verify collectively that counts agree between ranks (sender's count for
+   * a pair equals the receiver's); costs one extra collective at bind. */
+  COLLRT_BIND_CHECK_COUNTS = 1u << 0,
+  /* Record a timestamp per step; write with collrt_trace_write. */
+  COLLRT_BIND_TRACE = 1u << 1,
+};
+
+/* Datatypes must be contiguous (extent == size). Counts and displacements are
+ * in elements of that type, as in MPI. A bind error is reported on every rank
+ * when it comes from a collective check, so no rank is left waiting. */
+collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
+                                     const void *sendbuf, void *recvbuf,
+                                     int count, MPI_Datatype type,
+                                     unsigned flags, collrt_coll_t **out_coll,
+                                     collrt_diag_t *diag);
+collrt_status_t collrt_bind_alltoallv(
+    const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
+    const int sendcounts[], const int sdispls[], void *recvbuf,
+    const int recvcounts[], const int rdispls[], MPI_Datatype type,
+    unsigned flags, collrt_coll_t **out_coll, collrt_diag_t *diag);
+collrt_status_t collrt_bind_allgatherv(
+    const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
+    int sendcount, void *recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype type, unsigned flags, collrt_coll_t **out_coll,
+    collrt_diag_t *diag);
+
+collrt_status_t collrt_start(collrt_coll_t *coll, collrt_diag_t *diag);
+/* Makes progress; *out_done = 1 once the collective finished on this rank. */
+collrt_status_t collrt_test(collrt_coll_t *coll, int *out_done,
+                            collrt_diag_t *diag);
+collrt_status_t collrt_wait(collrt_coll_t *coll, collrt_diag_t *diag);
+/* Chrome trace-event JSON of the last run (needs COLLRT_BIND_TRACE). */
+collrt_status_t collrt_trace_write(const collrt_coll_t *coll, const char *path,
+                                   collrt_diag_t *diag);
+void collrt_coll_free(collrt_coll_t *coll);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COLLC_COLLRT_H */

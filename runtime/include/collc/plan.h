@@ -1,0 +1,98 @@
+/* Plan handles without MPI: load, validate, encode, inspect, expand.
+ * The compiler links this part of the runtime (libcollrt_core) to verify and
+ * simulate what it emits; the MPI runtime (collrt.h) builds on it. */
+#ifndef COLLC_PLAN_H
+#define COLLC_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collc/plan_format.h"
+#include "collc/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct collrt_plan collrt_plan_t; /* opaque, immutable once loaded */
+
+/* Copies, decodes and validates `len` bytes. */
+collrt_status_t collrt_plan_load(const void *bytes, size_t len,
+                                 collrt_plan_t **out_plan, collrt_diag_t *diag);
+collrt_status_t collrt_plan_load_file(const char *path,
+                                      collrt_plan_t **out_plan,
+                                      collrt_diag_t *diag);
+void collrt_plan_free(collrt_plan_t *plan);
+
+/* The decoded plan; pointers stay valid while the plan lives. */
+const collrt_plan_desc_t *collrt_plan_desc(const collrt_plan_t *plan);
+/* The encoded bytes (as loaded or encoded). */
+const uint8_t *collrt_plan_bytes(const collrt_plan_t *plan, size_t *out_len);
+/* 1 if the program uses the topology and so needs exactly
+ * prod(shape) * ranks_per_node ranks; 0 if it runs on any size. */
+int collrt_plan_needs_exact_size(const collrt_plan_t *plan);
+uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan);
+
+/* Encodes `desc` (checksum included) and validates the result; on success
+ * *out_plan holds the bytes (collrt_plan_bytes) and the decoded copy. */
+collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *desc,
+                                   collrt_plan_t **out_plan,
+                                   collrt_diag_t *diag);
+
+/* ---- Expansion: the program instantiated for one rank ---- */
+
+typedef enum collrt_step_kind {
+  COLLRT_STEP_SEND = 1,
+  COLLRT_STEP_RECV = 2,
+  COLLRT_STEP_COPY = 3,
+} collrt_step_kind_t;
+
+typedef struct collrt_step {
+  uint8_t kind;
+  uint8_t fifo;
+  uint8_t buf;      /* SEND/COPY: source buffer; RECV: destination */
+  uint8_t dst_buf;  /* COPY only */
+  int32_t peer;     /* SEND/RECV */
+  int32_t tag;      /* SEND/RECV, 0 <= tag <= 32767 */
+  int32_t dep;      /* index of the step this one waits for, or -1 */
+  int64_t off;      /* offset in buf */
+  int64_t dst_off;  /* COPY only */
+  int64_t len;      /* > 0 (zero-length transfers produce no step) */
+  uint16_t stmt;    /* statement that produced it, for diagnostics */
+} collrt_step_t;
+
+/* What a rank knows at bind time. Counts and displacements are in bytes and
+ * have `size` entries; for alltoall the caller fills them uniformly. */
+typedef struct collrt_expand_input {
+  int size;
+  int rank;
+  const int64_t *scounts;
+  const int64_t *sdispls;
+  const int64_t *rcounts;
+  const int64_t *rdispls;
+  int64_t send_bytes;  /* extent of the send buffer the steps may touch */
+  int64_t recv_bytes;  /* extent of the receive buffer */
+} collrt_expand_input_t;
+
+typedef struct collrt_steps {
+  collrt_step_t *steps;
+  size_t count;
+  int64_t scratch_bytes;
+} collrt_steps_t;
+
+/* Instantiates the program for input->rank. Checks every peer, tag, offset
+ * and length against the communicator and the buffers; on error nothing is
+ * returned and diag names the statement and the values. */
+collrt_status_t collrt_expand(const collrt_plan_t *plan,
+                              const collrt_expand_input_t *input,
+                              collrt_steps_t *out_steps, collrt_diag_t *diag);
+void collrt_steps_free(collrt_steps_t *steps);
+
+/* Upper bound on steps per rank; larger expansions fail with ERR_BOUNDS. */
+#define COLLRT_MAX_STEPS (1u << 26)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COLLC_PLAN_H */

@@ -1,0 +1,191 @@
+/* Postfix expression interpreter: int64, overflow-checked, floor division. */
+#include <stdio.h>
+
+#include "expr_eval.h"
+#include "plan_internal.h"
+
+int64_t collrt_floordiv(int64_t a, int64_t b, int *ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = 0;
+    return 0;
+  }
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+int64_t collrt_floormod(int64_t a, int64_t b, int *ok) {
+  if (b == 0) {
+    *ok = 0;
+    return 0;
+  }
+  if (b == -1)
+    return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+static int64_t isqrt64(int64_t a) {
+  int64_t lo = 0, hi = 3037000499; /* floor(sqrt(INT64_MAX)) */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (mid * mid <= a)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+#define FAIL(...)                                                              \
+  do {                                                                         \
+    snprintf(why, why_len, __VA_ARGS__);                                       \
+    return COLLRT_ERR_BOUNDS;                                                  \
+  } while (0)
+
+static collrt_status_t array_index(const collrt_expand_input_t *in, int64_t i,
+                                   const char *name, char *why, size_t why_len) {
+  if (i < 0 || i >= in->size)
+    FAIL("%s(%lld) is outside [0, %d)", name, (long long)i, in->size);
+  return COLLRT_OK;
+}
+
+collrt_status_t collrt_expr_eval(const collrt_expr_ctx_t *ctx, uint16_t ref,
+                                 int64_t *out, char *why, size_t why_len) {
+  const collrt_plan_desc_t *d = ctx->desc;
+  const collrt_expand_input_t *in = ctx->in;
+  const uint8_t *x = d->exprs;
+  int64_t st[COLLRT_MAX_EXPR_STACK];
+  int sp = 0;
+  unsigned pc = ref;
+  collrt_status_t s;
+  for (;;) {
+    uint8_t op = x[pc++];
+    int64_t a, b, c, v = 0;
+    int ok = 1;
+    switch (op) {
+    case COLLRT_X_END:
+      *out = st[0];
+      return COLLRT_OK;
+    case COLLRT_X_CONST32: v = (int32_t)collrt_rd32(x + pc); pc += 4; break;
+    case COLLRT_X_CONST64: v = (int64_t)collrt_rd64(x + pc); pc += 8; break;
+    case COLLRT_X_RANK: v = in->rank; break;
+    case COLLRT_X_SIZE: v = in->size; break;
+    case COLLRT_X_VAR: v = ctx->vars[x[pc++]]; break;
+    case COLLRT_X_DIM: v = d->shape[x[pc++]]; break;
+    case COLLRT_X_RPN: v = d->ranks_per_node; break;
+    case COLLRT_X_COORD: {
+      unsigned dim = x[pc++];
+      a = st[--sp];
+      if (a < 0 || a >= in->size)
+        FAIL("COORD(%u) of rank %lld, outside [0, %d)", dim, (long long)a, in->size);
+      int64_t node = a / d->ranks_per_node;
+      for (unsigned k = 0; k < dim; ++k)
+        node /= d->shape[k];
+      v = node % d->shape[dim];
+      break;
+    }
+    case COLLRT_X_RANK_AT: {
+      int64_t local = st[--sp], node = 0;
+      if (local < 0 || local >= d->ranks_per_node)
+        FAIL("RANK_AT local index %lld is outside [0, %u)", (long long)local, d->ranks_per_node);
+      for (int k = d->ndims - 1; k >= 0; --k) {
+        c = st[--sp];
+        if (c < 0 || c >= d->shape[k])
+          FAIL("RANK_AT coordinate %d is %lld, outside [0, %u)", k, (long long)c, d->shape[k]);
+      }
+      /* the coordinates are st[sp .. sp+ndims), x first */
+      for (int k = d->ndims - 1; k >= 0; --k)
+        node = node * d->shape[k] + st[sp + k];
+      v = node * d->ranks_per_node + local;
+      break;
+    }
+    case COLLRT_X_SCOUNT: case COLLRT_X_SDISPL: case COLLRT_X_RCOUNT:
+    case COLLRT_X_RDISPL: {
+      static const char *names[] = {"SCOUNT", "SDISPL", "RCOUNT", "RDISPL"};
+      a = st[--sp];
+      if ((s = array_index(in, a, names[op - COLLRT_X_SCOUNT], why, why_len)))
+        return s;
+      const int64_t *arr = op == COLLRT_X_SCOUNT ? in->scounts
+                           : op == COLLRT_X_SDISPL ? in->sdispls
+                           : op == COLLRT_X_RCOUNT ? in->rcounts
+                                                   : in->rdispls;
+      v = arr[a];
+      break;
+    }
+    case COLLRT_X_RCOUNT_SUM:
+      for (int i = 0; i < in->size; ++i)
+        if (__builtin_add_overflow(v, in->rcounts[i], &v))
+          FAIL("RCOUNT_SUM overflows int64");
+      break;
+    case COLLRT_X_RCOUNT_MINPOS:
+      for (int i = 0; i < in->size; ++i)
+        if (in->rcounts[i] > 0 && (v == 0 || in->rcounts[i] < v))
+          v = in->rcounts[i];
+      break;
+    case COLLRT_X_RCOUNT_ZEROS:
+      for (int i = 0; i < in->size; ++i)
+        v += in->rcounts[i] == 0;
+      break;
+    case COLLRT_X_NOT: v = !st[--sp]; break;
+    case COLLRT_X_ISQRT:
+      a = st[--sp];
+      if (a < 0)
+        FAIL("ISQRT of negative value %lld", (long long)a);
+      v = isqrt64(a);
+      break;
+    case COLLRT_X_SELECT:
+      b = st[--sp];
+      a = st[--sp];
+      c = st[--sp];
+      v = c ? a : b;
+      break;
+    default:
+      b = st[--sp];
+      a = st[--sp];
+      switch (op) {
+      case COLLRT_X_ADD:
+        if (__builtin_add_overflow(a, b, &v))
+          FAIL("%lld + %lld overflows int64", (long long)a, (long long)b);
+        break;
+      case COLLRT_X_SUB:
+        if (__builtin_sub_overflow(a, b, &v))
+          FAIL("%lld - %lld overflows int64", (long long)a, (long long)b);
+        break;
+      case COLLRT_X_MUL:
+        if (__builtin_mul_overflow(a, b, &v))
+          FAIL("%lld * %lld overflows int64", (long long)a, (long long)b);
+        break;
+      case COLLRT_X_DIV: case COLLRT_X_MOD: case COLLRT_X_CEILDIV:
+        if (op == COLLRT_X_MOD) {
+          v = collrt_floormod(a, b, &ok);
+        } else if (op == COLLRT_X_DIV) {
+          v = collrt_floordiv(a, b, &ok);
+        } else {
+          v = collrt_floordiv(a, b, &ok);
+          if (ok && v * b != a)
+            ++v;
+        }
+        if (!ok)
+          FAIL("%s of %lld by %lld %s", op == COLLRT_X_MOD ? "modulo" : "division",
+               (long long)a, (long long)b, b == 0 ? "(division by zero)" : "overflows int64");
+        break;
+      case COLLRT_X_MIN: v = a < b ? a : b; break;
+      case COLLRT_X_MAX: v = a > b ? a : b; break;
+      case COLLRT_X_EQ: v = a == b; break;
+      case COLLRT_X_NE: v = a != b; break;
+      case COLLRT_X_LT: v = a < b; break;
+      case COLLRT_X_LE: v = a <= b; break;
+      case COLLRT_X_GT: v = a > b; break;
+      case COLLRT_X_GE: v = a >= b; break;
+      case COLLRT_X_AND: v = a && b; break;
+      case COLLRT_X_OR: v = a || b; break;
+      default: FAIL("opcode 0x%02x is not valid", op);
+      }
+    }
+    st[sp++] = v;
+  }
+}

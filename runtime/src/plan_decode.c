@@ -1,0 +1,528 @@
+/* Plan loading: bounds, checksum, decoding and validation of the program.
+ * Every rule of plan_format.h that can be checked without a rank is checked
+ * here, so expansion only meets value errors (peers, offsets, events). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "plan_internal.h"
+
+/* Checks one expression; `defined` is the set of variables in scope. */
+static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
+                                  uint64_t defined, const char *field,
+                                  int *uses_topology, collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = &plan->desc;
+  if (ref >= d->expr_bytes) {
+    collrt_diag_set(diag, "plan field '%s' is %u but the expression pool has %u bytes",
+                    field, ref, d->expr_bytes);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  const uint8_t *x = plan->exprs;
+  unsigned pc = ref, depth = 0;
+  for (;;) {
+    if (pc >= d->expr_bytes) {
+      collrt_diag_set(diag, "plan field '%s': expression at offset %u runs past the end of the %u-byte pool without END",
+                      field, ref, d->expr_bytes);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    unsigned at = pc;
+    uint8_t op = x[pc++];
+    unsigned imm = 0, pops = 0, pushes = 1;
+    switch (op) {
+    case COLLRT_X_END:
+      if (depth != 1) {
+        collrt_diag_set(diag, "plan field '%s': expression at offset %u leaves %u values on the stack at END (offset %u), expected 1",
+                        field, ref, depth, at);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      return COLLRT_OK;
+    case COLLRT_X_CONST32: imm = 4; break;
+    case COLLRT_X_CONST64: imm = 8; break;
+    case COLLRT_X_RANK: case COLLRT_X_SIZE: case COLLRT_X_RPN:
+    case COLLRT_X_RCOUNT_SUM: case COLLRT_X_RCOUNT_MINPOS:
+    case COLLRT_X_RCOUNT_ZEROS:
+      break;
+    case COLLRT_X_VAR: case COLLRT_X_DIM: imm = 1; break;
+    case COLLRT_X_COORD: imm = 1; pops = 1; break;
+    case COLLRT_X_RANK_AT: pops = d->ndims + 1u; break;
+    case COLLRT_X_SCOUNT: case COLLRT_X_SDISPL: case COLLRT_X_RCOUNT:
+    case COLLRT_X_RDISPL: case COLLRT_X_NOT: case COLLRT_X_ISQRT:
+      pops = 1; break;
+    case COLLRT_X_ADD: case COLLRT_X_SUB: case COLLRT_X_MUL: case COLLRT_X_DIV:
+    case COLLRT_X_MOD: case COLLRT_X_MIN: case COLLRT_X_MAX:
+    case COLLRT_X_CEILDIV: case COLLRT_X_EQ: case COLLRT_X_NE: case COLLRT_X_LT:
+    case COLLRT_X_LE: case COLLRT_X_GT: case COLLRT_X_GE: case COLLRT_X_AND:
+    case COLLRT_X_OR:
+      pops = 2; break;
+    case COLLRT_X_SELECT: pops = 3; break;
+    default:
+      collrt_diag_set(diag, "plan field '%s': opcode 0x%02x at expression pool offset %u is not valid",
+                      field, op, at);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if (pc + imm > d->expr_bytes) {
+      collrt_diag_set(diag, "plan field '%s': immediate of opcode 0x%02x at offset %u runs past the %u-byte pool",
+                      field, op, at, d->expr_bytes);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if (op == COLLRT_X_VAR) {
+      unsigned v = x[pc];
+      if (v >= d->nvars) {
+        collrt_diag_set(diag, "plan field '%s': variable %u at offset %u but the plan declares %u variables",
+                        field, v, at, d->nvars);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      if (!(defined >> v & 1u)) {
+        collrt_diag_set(diag, "plan field '%s': variable %u is used at offset %u before a LET or FOR defines it",
+                        field, v, at);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+    }
+    if (op == COLLRT_X_DIM || op == COLLRT_X_COORD) {
+      unsigned dim = x[pc];
+      if (dim >= d->ndims) {
+        collrt_diag_set(diag, "plan field '%s': dimension %u at offset %u but the topology has %u dimensions",
+                        field, dim, at, d->ndims);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+    }
+    if (op == COLLRT_X_DIM || op == COLLRT_X_COORD || op == COLLRT_X_RANK_AT)
+      *uses_topology = 1;
+    pc += imm;
+    if (depth < pops) {
+      collrt_diag_set(diag, "plan field '%s': opcode 0x%02x at offset %u pops %u values but the stack holds %u",
+                      field, op, at, pops, depth);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    depth = depth - pops + pushes;
+    if (depth > COLLRT_MAX_EXPR_STACK) {
+      collrt_diag_set(diag, "plan field '%s': expression at offset %u needs more than %d stack entries",
+                      field, ref, COLLRT_MAX_EXPR_STACK);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+  }
+}
+
+static int is_container(uint8_t kind) {
+  return kind == COLLRT_STMT_PHASE || kind == COLLRT_STMT_FOR ||
+         kind == COLLRT_STMT_IF;
+}
+
+/* Which expression slots a statement reads: bit i = required, and
+ * `optional` the slots that may be NONE or set. All others must be NONE. */
+static void expr_slots(const collrt_stmt_t *s, unsigned *required,
+                       unsigned *optional) {
+  *required = 0;
+  *optional = 0;
+  switch (s->kind) {
+  case COLLRT_STMT_FOR:
+    *required = s->buf0 == COLLRT_ORDER_RANDOM ? 0x7u : 0x3u;
+    break;
+  case COLLRT_STMT_IF: case COLLRT_STMT_LET: *required = 0x1u; break;
+  case COLLRT_STMT_SEND: case COLLRT_STMT_RECV: *required = 0xFu; break;
+  case COLLRT_STMT_COPY: *required = 0x7u; break;
+  default: break;
+  }
+  if (s->kind >= COLLRT_STMT_SEND) {
+    if (s->wait_event)
+      *optional |= 0x30u;
+    if (s->signal_event)
+      *optional |= 0xC0u;
+  }
+}
+
+static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
+                                         collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = &plan->desc;
+  const collrt_stmt_t *s = &plan->stmts[i];
+  uint8_t k = s->kind;
+  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_COPY) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..7)", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (!is_container(k) && s->body != 0) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].body' is %u but a kind-%u statement has no body", i, s->body, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (k == COLLRT_STMT_PHASE && s->slot >= d->nfifos) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].fifo' is %u but the plan declares %u FIFOs", i, s->slot, d->nfifos);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if ((k == COLLRT_STMT_FOR || k == COLLRT_STMT_LET) && s->slot >= d->nvars) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].var' is %u but the plan declares %u variables", i, s->slot, d->nvars);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if ((k == COLLRT_STMT_IF || k >= COLLRT_STMT_SEND) && s->slot != 0) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].slot' is %u but must be 0 for kind %u", i, s->slot, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  /* buf0 / buf1 by kind */
+  int buf0_ok = 1, buf1_ok = s->buf1 == 0;
+  switch (k) {
+  case COLLRT_STMT_FOR: buf0_ok = s->buf0 <= COLLRT_ORDER_RANDOM; break;
+  case COLLRT_STMT_SEND: buf0_ok = s->buf0 < COLLRT_BUF_COUNT_; break;
+  case COLLRT_STMT_RECV:
+    buf0_ok = s->buf0 == COLLRT_BUF_RECV || s->buf0 == COLLRT_BUF_SCRATCH;
+    break;
+  case COLLRT_STMT_COPY:
+    buf0_ok = s->buf0 < COLLRT_BUF_COUNT_;
+    buf1_ok = s->buf1 == COLLRT_BUF_RECV || s->buf1 == COLLRT_BUF_SCRATCH;
+    break;
+  default: buf0_ok = s->buf0 == 0; break;
+  }
+  if (!buf0_ok || !buf1_ok) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u, not valid for kind %u%s", i,
+                    buf0_ok ? "buf1" : "buf0", buf0_ok ? s->buf1 : s->buf0, k,
+                    k >= COLLRT_STMT_SEND ? " (RECV and COPY write only RECV or SCRATCH)" : "");
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->scratch_expr == COLLRT_EXPR_NONE &&
+      ((k >= COLLRT_STMT_SEND && s->buf0 == COLLRT_BUF_SCRATCH) ||
+       (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_SCRATCH))) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].buf' is SCRATCH but the plan declares no scratch_expr", i);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (k < COLLRT_STMT_SEND && (s->wait_event || s->signal_event)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u but only transfers wait on or signal events", i,
+                    s->wait_event ? "wait_event" : "signal_event",
+                    s->wait_event ? s->wait_event : s->signal_event);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (s->wait_event > d->nevents || s->signal_event > d->nevents) {
+    int w = s->wait_event > d->nevents;
+    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is event %d but the plan declares %u events", i,
+                    w ? "wait_event" : "signal_event",
+                    (w ? s->wait_event : s->signal_event) - 1, d->nevents);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  unsigned req, opt;
+  expr_slots(s, &req, &opt);
+  for (unsigned e = 0; e < COLLRT_STMT_EXPRS; ++e) {
+    int none = s->expr[e] == COLLRT_EXPR_NONE;
+    if ((req >> e & 1u) && none) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].expr[%u]' is NONE but kind %u requires it", i, e, k);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if (!((req | opt) >> e & 1u) && !none) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].expr[%u]' is %u but kind %u does not use it (must be NONE)",
+                      i, e, s->expr[e], k);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+  }
+  return COLLRT_OK;
+}
+
+/* Validates statements [first, end) as one body. `in_phase`: inside a PHASE. */
+static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
+                                  unsigned end, int in_phase, uint64_t defined,
+                                  collrt_diag_t *diag) {
+  char field[48];
+  unsigned i = first;
+  while (i < end) {
+    const collrt_stmt_t *s = &plan->stmts[i];
+    collrt_status_t st = check_stmt_fields(plan, i, diag);
+    if (st)
+      return st;
+    if (!in_phase && s->kind != COLLRT_STMT_PHASE && s->kind != COLLRT_STMT_LET) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only PHASE and LET may appear at top level", i, s->kind);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if (in_phase && s->kind == COLLRT_STMT_PHASE) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].kind' is PHASE inside another phase (phases do not nest)", i);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if ((uint32_t)i + 1u + s->body > end) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].body' is %u but the enclosing body ends at statement %u",
+                      i, s->body, end);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    for (unsigned e = 0; e < COLLRT_STMT_EXPRS; ++e) {
+      if (s->expr[e] == COLLRT_EXPR_NONE)
+        continue;
+      snprintf(field, sizeof field, "stmt[%u].expr[%u]", i, e);
+      st = check_expr(plan, s->expr[e], defined, field, &plan->uses_topology, diag);
+      if (st)
+        return st;
+    }
+    if (s->kind == COLLRT_STMT_LET)
+      defined |= 1ull << s->slot;
+    if (is_container(s->kind)) {
+      uint64_t inner = defined;
+      if (s->kind == COLLRT_STMT_FOR)
+        inner |= 1ull << s->slot;
+      st = check_body(plan, i + 1, i + 1 + s->body,
+                      in_phase || s->kind == COLLRT_STMT_PHASE, inner, diag);
+      if (st)
+        return st;
+    }
+    i += 1u + s->body;
+  }
+  return COLLRT_OK;
+}
+
+static collrt_status_t check_header(const collrt_plan_t *plan,
+                                    collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = &plan->desc;
+  const uint8_t *b = plan->bytes;
+  if (d->op < COLLRT_OP_ALLTOALL || d->op > COLLRT_OP_ALLGATHERV) {
+    collrt_diag_set(diag, "plan field 'op' is %u, not a collective (1..3)", d->op);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->algorithm < COLLRT_ALG_DIRECT || d->algorithm > COLLRT_ALG_BLOCKED_RING) {
+    collrt_diag_set(diag, "plan field 'algorithm' is %u, not an algorithm (1..2)", d->algorithm);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->ndims < 1 || d->ndims > COLLRT_MAX_DIMS) {
+    collrt_diag_set(diag, "plan field 'ndims' is %u but must be in 1..%d", d->ndims, COLLRT_MAX_DIMS);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->wrap_mask >> d->ndims) {
+    collrt_diag_set(diag, "plan field 'wrap_mask' is 0x%x but the topology has %u dimensions", d->wrap_mask, d->ndims);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  for (unsigned k = 0; k < COLLRT_MAX_DIMS; ++k) {
+    if (d->shape[k] < 1 || (k >= d->ndims && d->shape[k] != 1)) {
+      collrt_diag_set(diag, "plan field 'shape[%u]' is %u but must be %s", k, d->shape[k],
+                      k >= d->ndims ? "1 (unused dimension)" : ">= 1");
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+  }
+  if ((uint64_t)d->shape[0] * d->shape[1] * d->shape[2] * d->ranks_per_node > 0x7FFFFFFFull ||
+      d->ranks_per_node < 1) {
+    collrt_diag_set(diag, "plan field 'ranks_per_node' is %u with shape %ux%ux%u: must be >= 1 and the rank count must fit an int",
+                    d->ranks_per_node, d->shape[0], d->shape[1], d->shape[2]);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->nfifos < 1 || d->nfifos > COLLRT_MAX_FIFOS) {
+    collrt_diag_set(diag, "plan field 'nfifos' is %u but must be in 1..%d", d->nfifos, COLLRT_MAX_FIFOS);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->nevents > COLLRT_MAX_EVENTS) {
+    collrt_diag_set(diag, "plan field 'nevents' is %u but at most %d are allowed", d->nevents, COLLRT_MAX_EVENTS);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->nvars > COLLRT_MAX_VARS) {
+    collrt_diag_set(diag, "plan field 'nvars' is %u but at most %d are allowed", d->nvars, COLLRT_MAX_VARS);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->nstmts < 1 || d->nstmts > COLLRT_MAX_STMTS) {
+    collrt_diag_set(diag, "plan field 'nstmts' is %u but must be in 1..%d", d->nstmts, COLLRT_MAX_STMTS);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (b[COLLRT_H_RESERVED0] || collrt_rd16(b + COLLRT_H_RESERVED1)) {
+    collrt_diag_set(diag, "plan field 'reserved' at byte %d is %u but must be 0",
+                    b[COLLRT_H_RESERVED0] ? COLLRT_H_RESERVED0 : COLLRT_H_RESERVED1,
+                    b[COLLRT_H_RESERVED0] ? b[COLLRT_H_RESERVED0] : collrt_rd16(b + COLLRT_H_RESERVED1));
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  for (unsigned f = 0; f < d->nfifos; ++f) {
+    if (plan->fifos[f].send_depth < 1) {
+      collrt_diag_set(diag, "plan field 'fifo[%u].send_depth' is 0 but must be >= 1", f);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+  }
+  return COLLRT_OK;
+}
+
+collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
+                                         collrt_plan_t **out_plan,
+                                         collrt_diag_t *diag) {
+  collrt_status_t st = COLLRT_OK;
+  collrt_plan_t *plan = NULL;
+  if (len < COLLRT_PLAN_HEADER_BYTES) {
+    collrt_diag_set(diag, "plan is %zu bytes, shorter than the %d-byte header", len, COLLRT_PLAN_HEADER_BYTES);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
+  }
+  if (memcmp(bytes, COLLRT_PLAN_MAGIC, 8) != 0) {
+    collrt_diag_set(diag, "plan does not start with the magic \"COLLPLAN\"");
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
+  }
+  uint16_t version = collrt_rd16(bytes + COLLRT_H_VERSION);
+  if (version != COLLRT_PLAN_FORMAT_VERSION) {
+    collrt_diag_set(diag, "plan format version is %u but this runtime reads version %d", version, COLLRT_PLAN_FORMAT_VERSION);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
+  }
+  uint32_t total = collrt_rd32(bytes + COLLRT_H_TOTAL);
+  if (total != len) {
+    collrt_diag_set(diag, "plan is %zu bytes but header says total_bytes = %u", len, total);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
+  }
+  uint32_t want = collrt_rd32(bytes + COLLRT_H_CHECKSUM);
+  uint32_t have = collrt_crc32(bytes + COLLRT_PLAN_CHECKED_FROM, len - COLLRT_PLAN_CHECKED_FROM);
+  if (want != have) {
+    collrt_diag_set(diag, "plan checksum 0x%08x does not match contents (0x%08x)", want, have);
+    st = COLLRT_ERR_PLAN_CHECKSUM;
+    goto fail;
+  }
+  plan = calloc(1, sizeof *plan);
+  if (!plan) {
+    st = COLLRT_ERR_NOMEM;
+    goto fail;
+  }
+  plan->bytes = bytes;
+  plan->len = len;
+  bytes = NULL;
+  const uint8_t *b = plan->bytes;
+  collrt_plan_desc_t *d = &plan->desc;
+  d->producer_version = collrt_rd16(b + COLLRT_H_PRODUCER);
+  d->op = b[COLLRT_H_OP];
+  d->algorithm = b[COLLRT_H_ALG];
+  d->ndims = b[COLLRT_H_NDIMS];
+  d->wrap_mask = b[COLLRT_H_WRAP];
+  for (int k = 0; k < COLLRT_MAX_DIMS; ++k)
+    d->shape[k] = collrt_rd32(b + COLLRT_H_SHAPE + 4 * k);
+  d->ranks_per_node = collrt_rd32(b + COLLRT_H_RPN);
+  d->alpha_ps = collrt_rd32(b + COLLRT_H_ALPHA);
+  d->beta_ps_per_byte = collrt_rd32(b + COLLRT_H_BETA);
+  d->gamma_ps_per_byte = collrt_rd32(b + COLLRT_H_GAMMA);
+  d->nfifos = b[COLLRT_H_NFIFOS];
+  d->nevents = b[COLLRT_H_NEVENTS];
+  d->nvars = b[COLLRT_H_NVARS];
+  d->nstmts = collrt_rd16(b + COLLRT_H_NSTMTS);
+  d->expr_bytes = collrt_rd16(b + COLLRT_H_EXPR_BYTES);
+  d->scratch_expr = collrt_rd16(b + COLLRT_H_SCRATCH);
+  uint64_t expect = COLLRT_PLAN_HEADER_BYTES + (uint64_t)COLLRT_PLAN_FIFO_BYTES * d->nfifos +
+                    (uint64_t)COLLRT_PLAN_STMT_BYTES * d->nstmts + d->expr_bytes;
+  if (expect != len) {
+    collrt_diag_set(diag, "plan is %zu bytes but its header declares %u FIFOs, %u statements and %u expression bytes (%llu bytes)",
+                    len, d->nfifos, d->nstmts, d->expr_bytes, (unsigned long long)expect);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
+  }
+  plan->fifos = calloc(d->nfifos ? d->nfifos : 1, sizeof *plan->fifos);
+  plan->stmts = calloc(d->nstmts ? d->nstmts : 1, sizeof *plan->stmts);
+  plan->exprs = malloc(d->expr_bytes ? d->expr_bytes : 1);
+  if (!plan->fifos || !plan->stmts || !plan->exprs) {
+    st = COLLRT_ERR_NOMEM;
+    goto fail;
+  }
+  const uint8_t *p = b + COLLRT_PLAN_HEADER_BYTES;
+  for (unsigned f = 0; f < d->nfifos; ++f, p += COLLRT_PLAN_FIFO_BYTES) {
+    plan->fifos[f].send_depth = collrt_rd16(p);
+    plan->fifos[f].recv_depth = collrt_rd16(p + 2);
+  }
+  for (unsigned i = 0; i < d->nstmts; ++i, p += COLLRT_PLAN_STMT_BYTES) {
+    collrt_stmt_t *s = &plan->stmts[i];
+    s->kind = p[0];
+    s->buf0 = p[1];
+    s->buf1 = p[2];
+    s->slot = p[3];
+    s->wait_event = p[4];
+    s->signal_event = p[5];
+    s->body = collrt_rd16(p + 6);
+    for (int e = 0; e < COLLRT_STMT_EXPRS; ++e)
+      s->expr[e] = collrt_rd16(p + 8 + 2 * e);
+  }
+  memcpy(plan->exprs, p, d->expr_bytes);
+  d->fifos = plan->fifos;
+  d->stmts = plan->stmts;
+  d->exprs = plan->exprs;
+  if ((st = check_header(plan, diag)))
+    goto fail;
+  if (d->scratch_expr != COLLRT_EXPR_NONE &&
+      (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, diag)))
+    goto fail;
+  if ((st = check_body(plan, 0, d->nstmts, 0, 0, diag)))
+    goto fail;
+  *out_plan = plan;
+  return COLLRT_OK;
+fail:
+  free(bytes);
+  collrt_plan_free(plan);
+  return st;
+}
+
+collrt_status_t collrt_plan_load(const void *bytes, size_t len,
+                                 collrt_plan_t **out_plan, collrt_diag_t *diag) {
+  if (!bytes || !out_plan) {
+    collrt_diag_set(diag, "collrt_plan_load: %s is NULL", bytes ? "out_plan" : "bytes");
+    return COLLRT_ERR_ARG;
+  }
+  *out_plan = NULL;
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) {
+    collrt_diag_set(diag, "cannot allocate %zu bytes for the plan", len);
+    return COLLRT_ERR_NOMEM;
+  }
+  memcpy(copy, bytes, len);
+  return collrt_plan_decode_owned(copy, len, out_plan, diag);
+}
+
+collrt_status_t collrt_plan_load_file(const char *path,
+                                      collrt_plan_t **out_plan,
+                                      collrt_diag_t *diag) {
+  if (!path || !out_plan) {
+    collrt_diag_set(diag, "collrt_plan_load_file: %s is NULL", path ? "out_plan" : "path");
+    return COLLRT_ERR_ARG;
+  }
+  *out_plan = NULL;
+  collrt_status_t st = COLLRT_OK;
+  uint8_t *buf = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    collrt_diag_set(diag, "cannot open plan file '%s'", path);
+    return COLLRT_ERR_IO;
+  }
+  /* Plans are bounded well below 1 MiB (4096 statements, 64 KiB of
+   * expressions); anything longer is not a plan. */
+  enum { MAX_PLAN = 1 << 20 };
+  buf = malloc(MAX_PLAN + 1);
+  if (!buf) {
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  size_t n = fread(buf, 1, MAX_PLAN + 1, f);
+  if (ferror(f)) {
+    collrt_diag_set(diag, "cannot read plan file '%s'", path);
+    st = COLLRT_ERR_IO;
+    goto out;
+  }
+  if (n > MAX_PLAN) {
+    collrt_diag_set(diag, "plan file '%s' is larger than %d bytes", path, MAX_PLAN);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto out;
+  }
+  st = collrt_plan_load(buf, n, out_plan, diag);
+out:
+  free(buf);
+  fclose(f);
+  return st;
+}
+
+void collrt_plan_free(collrt_plan_t *plan) {
+  if (!plan)
+    return;
+  free(plan->bytes);
+  free(plan->fifos);
+  free(plan->stmts);
+  free(plan->exprs);
+  free(plan);
+}
+
+const collrt_plan_desc_t *collrt_plan_desc(const collrt_plan_t *plan) {
+  return plan ? &plan->desc : NULL;
+}
+
+const uint8_t *collrt_plan_bytes(const collrt_plan_t *plan, size_t *out_len) {
+  if (!plan)
+    return NULL;
+  if (out_len)
+    *out_len = plan->len;
+  return plan->bytes;
+}
+
+int collrt_plan_needs_exact_size(const collrt_plan_t *plan) {
+  return plan ? plan->uses_topology : 0;
+}
+
+uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan) {
+  if (!plan)
+    return 0;
+  const collrt_plan_desc_t *d = &plan->desc;
+  return (uint64_t)d->shape[0] * d->shape[1] * d->shape[2] * d->ranks_per_node;
+}

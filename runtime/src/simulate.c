@@ -1,0 +1,473 @@
+/* Whole-communicator simulation of a plan, without MPI.
+ *
+ * Every rank is expanded, then steps are issued under the FIFO rules
+ * (fifo_queue.h) with rendezvous semantics: the k-th send from s to d on
+ * (fifo, tag) matches the k-th receive at d from s on (fifo, tag), and both
+ * complete only once both are issued. Each byte carries a label (origin rank,
+ * origin send-buffer offset) so the final receive buffers can be compared
+ * with what MPI's collective defines.
+ *
+ * Model time (an estimate, in the plan's alpha/beta/gamma): a step is issued
+ * at max(completion of its dependency, issue of the previous entry of its
+ * queue, completion of the (n - depth)-th completed transfer of its queue when
+ * it is the n-th windowed transfer); a message completes at
+ * max(issue of send, issue of recv) + alpha + len * beta, a copy at
+ * issue + len * gamma. Links are not shared (no contention); the makespan is
+ * the latest completion over all ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collc/simulate.h"
+#include "diag.h"
+#include "fifo_queue.h"
+
+#define LABEL(rank, off) ((((uint64_t)(rank) << 40) | (uint64_t)(off)) + 1u)
+
+typedef struct sim_rank {
+  collrt_expand_input_t in;
+  int64_t *arrays; /* scounts, sdispls, rcounts, rdispls: 4 * size */
+  collrt_steps_t steps;
+  collrt_fifo_queue_t fq;
+  int fq_ready;
+  uint64_t *label[COLLRT_BUF_COUNT_];
+  size_t base;       /* global index of step 0 */
+  double *issue_t;   /* ps, per step */
+  double *done_t;
+  double *queue_last;  /* per queue: issue time of the last issued entry */
+  uint32_t *queue_issued;  /* per queue: windowed entries issued */
+  uint32_t *queue_completed;
+  double *ctimes;    /* per queue (fq.qbegin offsets): completion times */
+  int queued;
+} sim_rank_t;
+
+typedef struct match_rec {
+  int src, dst;
+  int32_t tag;
+  uint8_t fifo;
+  uint32_t seq;
+  size_t gidx;
+} match_rec_t;
+
+static int cmp_rec(const void *pa, const void *pb) {
+  const match_rec_t *a = pa, *b = pb;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  if (a->fifo != b->fifo) return a->fifo < b->fifo ? -1 : 1;
+  if (a->tag != b->tag) return a->tag < b->tag ? -1 : 1;
+  if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+  return 0;
+}
+
+static int same_key(const match_rec_t *a, const match_rec_t *b) {
+  return a->src == b->src && a->dst == b->dst && a->fifo == b->fifo && a->tag == b->tag;
+}
+
+typedef struct sim {
+  const collrt_plan_t *plan;
+  const collrt_plan_desc_t *d;
+  int P;
+  sim_rank_t *r;
+  size_t total;
+  int *owner;       /* global step -> rank */
+  size_t *partner;  /* global step -> matched global step (SIZE_MAX: none) */
+  int *work;
+  size_t whead, wcount;
+  collrt_sim_result_t res;
+  collrt_diag_t *diag;
+} sim_t;
+
+static const collrt_step_t *gstep(const sim_t *s, size_t g, sim_rank_t **rk) {
+  sim_rank_t *r = &s->r[s->owner[g]];
+  if (rk)
+    *rk = r;
+  return &r->steps.steps[g - r->base];
+}
+
+static void describe(const sim_t *s, size_t g, char *buf, size_t n) {
+  sim_rank_t *r;
+  const collrt_step_t *st = gstep(s, g, &r);
+  if (st->kind == COLLRT_STEP_COPY)
+    snprintf(buf, n, "copy %lldB (fifo %u, stmt %u)", (long long)st->len, st->fifo, st->stmt);
+  else
+    snprintf(buf, n, "%s%d %lldB (fifo %u, tag %d, stmt %u)",
+             st->kind == COLLRT_STEP_SEND ? "send->" : "recv<-", st->peer,
+             (long long)st->len, st->fifo, st->tag, st->stmt);
+}
+
+/* Lays out counts and displacements for rank `me` (see simulate.h). */
+static collrt_status_t build_input(sim_t *s, const collrt_sim_input_t *input,
+                                   int me) {
+  int P = s->P;
+  sim_rank_t *r = &s->r[me];
+  r->arrays = calloc(4 * (size_t)P, sizeof *r->arrays);
+  if (!r->arrays)
+    return COLLRT_ERR_NOMEM;
+  int64_t *sc = r->arrays, *sd = sc + P, *rc = sd + P, *rd = rc + P;
+  const int64_t *c = input->counts;
+  int64_t soff = 0, roff = 0;
+  if (s->d->op == COLLRT_OP_ALLTOALL) {
+    for (int j = 0; j < P; ++j) {
+      sc[j] = rc[j] = c[0];
+      sd[j] = rd[j] = j * c[0];
+    }
+    soff = roff = P * c[0];
+  } else if (s->d->op == COLLRT_OP_ALLTOALLV) {
+    /* reverse rank order with 1-byte gaps, so displacement bugs show */
+    soff = roff = 1;
+    for (int j = P - 1; j >= 0; --j) {
+      sc[j] = c[(size_t)me * P + j];
+      rc[j] = c[(size_t)j * P + me];
+      sd[j] = soff;
+      rd[j] = roff;
+      soff += sc[j] + 1;
+      roff += rc[j] + 1;
+    }
+  } else {
+    roff = 1;
+    for (int j = P - 1; j >= 0; --j) {
+      sc[j] = c[me];
+      sd[j] = 0;
+      rc[j] = c[j];
+      rd[j] = roff;
+      roff += rc[j] + 1;
+    }
+    soff = c[me];
+  }
+  r->in.size = P;
+  r->in.rank = me;
+  r->in.scounts = sc;
+  r->in.sdispls = sd;
+  r->in.rcounts = rc;
+  r->in.rdispls = rd;
+  r->in.send_bytes = soff;
+  r->in.recv_bytes = roff;
+  return COLLRT_OK;
+}
+
+static collrt_status_t match_all(sim_t *s) {
+  size_t nsend = 0, nrecv = 0;
+  for (int p = 0; p < s->P; ++p)
+    for (size_t i = 0; i < s->r[p].steps.count; ++i) {
+      uint8_t k = s->r[p].steps.steps[i].kind;
+      nsend += k == COLLRT_STEP_SEND;
+      nrecv += k == COLLRT_STEP_RECV;
+    }
+  collrt_status_t st = COLLRT_OK;
+  match_rec_t *snd = malloc((nsend + 1) * sizeof *snd);
+  match_rec_t *rcv = malloc((nrecv + 1) * sizeof *rcv);
+  if (!snd || !rcv) {
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  size_t a = 0, b = 0;
+  for (int p = 0; p < s->P; ++p)
+    for (size_t i = 0; i < s->r[p].steps.count; ++i) {
+      const collrt_step_t *x = &s->r[p].steps.steps[i];
+      match_rec_t m = {x->kind == COLLRT_STEP_SEND ? p : x->peer,
+                       x->kind == COLLRT_STEP_SEND ? x->peer : p, x->tag,
+                       x->fifo, (uint32_t)i, s->r[p].base + i};
+      if (x->kind == COLLRT_STEP_SEND)
+        snd[a++] = m;
+      else if (x->kind == COLLRT_STEP_RECV)
+        rcv[b++] = m;
+    }
+  qsort(snd, nsend, sizeof *snd, cmp_rec);
+  qsort(rcv, nrecv, sizeof *rcv, cmp_rec);
+  char d1[96], d2[96];
+  for (a = 0, b = 0; a < nsend || b < nrecv;) {
+    int c = a == nsend ? 1 : b == nrecv ? -1 : cmp_rec(&snd[a], &rcv[b]);
+    if (a < nsend && b < nrecv && same_key(&snd[a], &rcv[b]))
+      c = 0;
+    if (c != 0) {
+      const match_rec_t *m = c < 0 ? &snd[a] : &rcv[b];
+      describe(s, m->gidx, d1, sizeof d1);
+      collrt_diag_set(s->diag, "rank %d's %s has no matching %s on rank %d",
+                      s->owner[m->gidx], d1, c < 0 ? "receive" : "send",
+                      c < 0 ? m->dst : m->src);
+      st = COLLRT_ERR_COUNTS;
+      goto out;
+    }
+    const collrt_step_t *x = gstep(s, snd[a].gidx, NULL);
+    const collrt_step_t *y = gstep(s, rcv[b].gidx, NULL);
+    if (x->len != y->len) {
+      describe(s, snd[a].gidx, d1, sizeof d1);
+      describe(s, rcv[b].gidx, d2, sizeof d2);
+      collrt_diag_set(s->diag, "rank %d's %s is matched by rank %d's %s: lengths %lld and %lld differ",
+                      snd[a].src, d1, snd[a].dst, d2, (long long)x->len, (long long)y->len);
+      st = COLLRT_ERR_COUNTS;
+      goto out;
+    }
+    s->partner[snd[a].gidx] = rcv[b].gidx;
+    s->partner[rcv[b].gidx] = snd[a].gidx;
+    ++a;
+    ++b;
+  }
+out:
+  free(snd);
+  free(rcv);
+  return st;
+}
+
+static void push_work(sim_t *s, int p) {
+  if (s->r[p].queued)
+    return;
+  s->r[p].queued = 1;
+  s->work[(s->whead + s->wcount++) % (size_t)s->P] = p;
+}
+
+static void move_bytes(sim_t *s, int from, uint8_t fbuf, int64_t foff, int to,
+                       uint8_t tbuf, int64_t toff, int64_t len) {
+  memmove(s->r[to].label[tbuf] + toff, s->r[from].label[fbuf] + foff,
+          (size_t)len * sizeof(uint64_t));
+}
+
+static int queue_index(const collrt_step_t *st) {
+  return 2 * st->fifo + (st->kind == COLLRT_STEP_RECV);
+}
+
+static void finish(sim_t *s, sim_rank_t *r, size_t i, double t) {
+  const collrt_step_t *st = &r->steps.steps[i];
+  r->done_t[i] = t;
+  if (st->kind != COLLRT_STEP_COPY) {
+    int q = queue_index(st);
+    r->ctimes[r->fq.qbegin[q] + r->queue_completed[q]++] = t;
+  }
+  if (t > s->res.model_time_us)
+    s->res.model_time_us = t;
+  collrt_fq_complete(&r->fq, i);
+}
+
+static void issue(sim_t *s, int p, size_t i) {
+  const collrt_plan_desc_t *d = s->d;
+  sim_rank_t *r = &s->r[p];
+  const collrt_step_t *st = &r->steps.steps[i];
+  int q = queue_index(st);
+  double t = r->queue_last[q];
+  if (st->dep >= 0 && r->done_t[st->dep] > t)
+    t = r->done_t[st->dep];
+  uint32_t depth = r->fq.depth[q];
+  if (st->kind != COLLRT_STEP_COPY) {
+    uint32_t n = r->queue_issued[q]++;
+    if (depth && n >= depth) {
+      double w = r->ctimes[r->fq.qbegin[q] + (n - depth)];
+      if (w > t)
+        t = w;
+    }
+  }
+  r->issue_t[i] = t;
+  r->queue_last[q] = t;
+  if (st->kind == COLLRT_STEP_COPY) {
+    move_bytes(s, p, st->buf, st->off, p, st->dst_buf, st->dst_off, st->len);
+    s->res.copy_bytes += (uint64_t)st->len;
+    finish(s, r, i, t + (double)st->len * d->gamma_ps_per_byte);
+    return;
+  }
+  size_t g = r->base + i, pg = s->partner[g];
+  sim_rank_t *pr;
+  const collrt_step_t *ps = gstep(s, pg, &pr);
+  size_t pi = pg - pr->base;
+  if (pr->fq.state[pi] != COLLRT_FQ_ISSUED)
+    return;
+  const collrt_step_t *snd = st->kind == COLLRT_STEP_SEND ? st : ps;
+  const collrt_step_t *rcv = st->kind == COLLRT_STEP_SEND ? ps : st;
+  int sp = st->kind == COLLRT_STEP_SEND ? p : st->peer;
+  int rp = st->kind == COLLRT_STEP_SEND ? st->peer : p;
+  move_bytes(s, sp, snd->buf, snd->off, rp, rcv->buf, rcv->off, st->len);
+  s->res.messages++;
+  s->res.bytes += (uint64_t)st->len;
+  double start = pr->issue_t[pi] > t ? pr->issue_t[pi] : t;
+  double end = start + d->alpha_ps + (double)st->len * d->beta_ps_per_byte;
+  finish(s, r, i, end);
+  finish(s, pr, pi, end);
+  push_work(s, st->peer);
+}
+
+static collrt_status_t report_deadlock(sim_t *s) {
+  char msg[sizeof s->diag->message], d1[96];
+  size_t n = 0;
+  int shown = 0, stuck = 0;
+  for (int p = 0; p < s->P; ++p) {
+    sim_rank_t *r = &s->r[p];
+    if (collrt_fq_done(&r->fq))
+      continue;
+    ++stuck;
+    if (shown == 4)
+      continue;
+    size_t i = 0;
+    while (r->fq.state[i] == COLLRT_FQ_DONE)
+      ++i;
+    describe(s, r->base + i, d1, sizeof d1);
+    const char *why = r->fq.state[i] == COLLRT_FQ_ISSUED ? "issued, its partner is not" : "not issued";
+    n += (size_t)snprintf(msg + n, n < sizeof msg ? sizeof msg - n : 0, "%srank %d at %s [%s]",
+                          shown ? "; " : "", p, d1, why);
+    if (n >= sizeof msg)
+      n = sizeof msg - 1;
+    ++shown;
+  }
+  collrt_diag_set(s->diag, "no transfer can progress; %d rank%s stuck: %s", stuck,
+                  stuck == 1 ? "" : "s", msg);
+  return COLLRT_ERR_DEADLOCK;
+}
+
+static void label_text(uint64_t l, char *buf, size_t n) {
+  if (!l)
+    snprintf(buf, n, "an unwritten byte");
+  else
+    snprintf(buf, n, "byte %llu of rank %llu's send buffer",
+             (unsigned long long)((l - 1) & ((1ull << 40) - 1)),
+             (unsigned long long)((l - 1) >> 40));
+}
+
+static collrt_status_t check_result(sim_t *s) {
+  int P = s->P;
+  collrt_status_t st = COLLRT_OK;
+  for (int p = 0; p < P && !st; ++p) {
+    sim_rank_t *r = &s->r[p];
+    const uint64_t *got = r->label[COLLRT_BUF_RECV];
+    /* what MPI's collective writes; bytes no region covers stay unwritten */
+    uint64_t *want = calloc((size_t)r->in.recv_bytes + 1, sizeof *want);
+    if (!want)
+      return COLLRT_ERR_NOMEM;
+    for (int j = 0; j < P; ++j) {
+      int64_t base = s->d->op == COLLRT_OP_ALLGATHERV ? 0 : s->r[j].in.sdispls[p];
+      for (int64_t k = 0; k < r->in.rcounts[j]; ++k)
+        want[r->in.rdispls[j] + k] = LABEL(j, base + k);
+    }
+    for (int64_t off = 0; off < r->in.recv_bytes; ++off) {
+      if (got[off] != want[off]) {
+        char g[80], w[80];
+        label_text(got[off], g, sizeof g);
+        label_text(want[off], w, sizeof w);
+        collrt_diag_set(s->diag, "rank %d's receive buffer at offset %lld holds %s, expected %s",
+                        p, (long long)off, g, w);
+        st = COLLRT_ERR_BOUNDS;
+        break;
+      }
+    }
+    free(want);
+  }
+  return st;
+}
+
+collrt_status_t collrt_simulate(const collrt_plan_t *plan,
+                                const collrt_sim_input_t *input,
+                                collrt_sim_result_t *out, collrt_diag_t *diag) {
+  if (!plan || !input || !input->counts || input->size < 1 || !out) {
+    collrt_diag_set(diag, "collrt_simulate: NULL argument or size < 1");
+    return COLLRT_ERR_ARG;
+  }
+  const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  int P = input->size;
+  size_t ncounts = d->op == COLLRT_OP_ALLGATHERV ? (size_t)P : (size_t)P * P;
+  for (size_t k = 0; k < ncounts; ++k)
+    if (input->counts[k] < 0 || input->counts[k] > (1ll << 36) ||
+        (d->op == COLLRT_OP_ALLTOALL && input->counts[k] != input->counts[0])) {
+      collrt_diag_set(diag, "simulation counts[%zu] = %lld is %s", k, (long long)input->counts[k],
+                      input->counts[k] < 0 ? "negative" : input->counts[k] > (1ll << 36) ? "too large to simulate"
+                      : "not equal to counts[0] (alltoall counts are uniform)");
+      return COLLRT_ERR_ARG;
+    }
+  sim_t s;
+  memset(&s, 0, sizeof s);
+  s.plan = plan;
+  s.d = d;
+  s.P = P;
+  s.diag = diag;
+  collrt_status_t st = COLLRT_OK;
+  s.r = calloc((size_t)P, sizeof *s.r);
+  s.work = malloc((size_t)P * sizeof *s.work);
+  if (!s.r || !s.work) {
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  for (int p = 0; p < P; ++p) {
+    if ((st = build_input(&s, input, p)))
+      goto out;
+    if ((st = collrt_expand(plan, &s.r[p].in, &s.r[p].steps, diag)))
+      goto out;
+    s.r[p].base = s.total;
+    s.total += s.r[p].steps.count;
+    if (s.r[p].steps.count > s.res.max_steps)
+      s.res.max_steps = s.r[p].steps.count;
+  }
+  s.owner = malloc((s.total + 1) * sizeof *s.owner);
+  s.partner = malloc((s.total + 1) * sizeof *s.partner);
+  if (!s.owner || !s.partner) {
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  for (int p = 0; p < P; ++p) {
+    sim_rank_t *r = &s.r[p];
+    size_t n = r->steps.count;
+    for (size_t i = 0; i < n; ++i) {
+      s.owner[r->base + i] = p;
+      s.partner[r->base + i] = SIZE_MAX;
+    }
+    if ((st = collrt_fq_init(&r->fq, r->steps.steps, n, d->fifos, d->nfifos)))
+      goto out;
+    r->fq_ready = 1;
+    int nq = 2 * d->nfifos;
+    r->issue_t = calloc(n + 1, sizeof(double));
+    r->done_t = calloc(n + 1, sizeof(double));
+    r->ctimes = calloc(n + 1, sizeof(double));
+    r->queue_last = calloc((size_t)nq, sizeof(double));
+    r->queue_issued = calloc((size_t)nq, sizeof(uint32_t));
+    r->queue_completed = calloc((size_t)nq, sizeof(uint32_t));
+    int64_t bytes[COLLRT_BUF_COUNT_] = {r->in.send_bytes, r->in.recv_bytes, r->steps.scratch_bytes};
+    for (int b = 0; b < COLLRT_BUF_COUNT_; ++b)
+      r->label[b] = calloc((size_t)bytes[b] + 1, sizeof(uint64_t));
+    if (!r->issue_t || !r->done_t || !r->ctimes || !r->queue_last || !r->queue_issued ||
+        !r->queue_completed || !r->label[0] || !r->label[1] || !r->label[2]) {
+      collrt_diag_set(diag, "cannot allocate simulation state for rank %d", p);
+      st = COLLRT_ERR_NOMEM;
+      goto out;
+    }
+    for (int64_t o = 0; o < r->in.send_bytes; ++o)
+      r->label[COLLRT_BUF_SEND][o] = LABEL(p, o);
+  }
+  if ((st = match_all(&s)))
+    goto out;
+  for (int p = 0; p < P; ++p)
+    push_work(&s, p);
+  while (s.wcount) {
+    int p = s.work[s.whead];
+    s.whead = (s.whead + 1) % (size_t)P;
+    --s.wcount;
+    s.r[p].queued = 0;
+    size_t i;
+    while (collrt_fq_next(&s.r[p].fq, &i))
+      issue(&s, p, i);
+  }
+  for (int p = 0; p < P; ++p)
+    if (!collrt_fq_done(&s.r[p].fq)) {
+      st = report_deadlock(&s);
+      goto out;
+    }
+  if ((st = check_result(&s)))
+    goto out;
+  s.res.model_time_us /= 1e6;
+  *out = s.res;
+out:
+  if (s.r)
+    for (int p = 0; p < P; ++p) {
+      sim_rank_t *r = &s.r[p];
+      free(r->arrays);
+      collrt_steps_free(&r->steps);
+      if (r->fq_ready)
+        collrt_fq_free(&r->fq);
+      for (int b = 0; b < COLLRT_BUF_COUNT_; ++b)
+        free(r->label[b]);
+      free(r->issue_t);
+      free(r->done_t);
+      free(r->ctimes);
+      free(r->queue_last);
+      free(r->queue_issued);
+      free(r->queue_completed);
+    }
+  free(s.r);
+  free(s.work);
+  free(s.owner);
+  free(s.partner);
+  return st;
+}

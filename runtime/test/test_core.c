@@ -1,0 +1,480 @@
+/* Unit tests of collrt_core (no MPI): format, validation, expressions,
+ * expansion and simulation. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collc/plan.h"
+#include "collc/simulate.h"
+#include "expr_eval.h"
+#include "plan_internal.h"
+#include "test_plans.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);        \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fputc('\n', stderr);                                                     \
+    }                                                                          \
+  } while (0)
+
+/* Expects `st` with a diagnostic containing `needle`. */
+static void expect(collrt_status_t got, collrt_status_t want,
+                   const collrt_diag_t *d, const char *needle, int line) {
+  if (got != want || (needle && !strstr(d->message, needle))) {
+    ++failures;
+    fprintf(stderr, "test_core.c:%d: FAILED: got %s (%d) '%s', want %s with '%s'\n",
+            line, collrt_strerror(got), got, d->message, collrt_strerror(want),
+            needle ? needle : "");
+  }
+}
+#define EXPECT(got, want, d, needle) expect(got, want, d, needle, __LINE__)
+
+static collrt_status_t encode(tp_builder_t *b, collrt_diag_t *d) {
+  collrt_plan_t *p = NULL;
+  b->desc.fifos = b->fifos;
+  b->desc.stmts = b->stmts;
+  b->desc.exprs = b->exprs;
+  memset(d, 0, sizeof *d);
+  collrt_status_t st = collrt_plan_encode(&b->desc, &p, d);
+  collrt_plan_free(p);
+  return st;
+}
+
+static void test_round_trip(void) {
+  tp_builder_t b;
+  tp_build_ring(&b, "rminpos 1 max", 2);
+  collrt_plan_t *p = tp_finish(&b);
+  CHECK(p != NULL, "ring plan encodes");
+  if (!p)
+    return;
+  size_t len;
+  const uint8_t *bytes = collrt_plan_bytes(p, &len);
+  CHECK(len == 64 + 4 + 24u * b.desc.nstmts + b.desc.expr_bytes, "length %zu", len);
+  collrt_plan_t *q = NULL;
+  collrt_diag_t d = {{0}};
+  EXPECT(collrt_plan_load(bytes, len, &q, &d), COLLRT_OK, &d, NULL);
+  if (q) {
+    const collrt_plan_desc_t *x = collrt_plan_desc(q);
+    CHECK(x->nstmts == b.desc.nstmts && x->expr_bytes == b.desc.expr_bytes &&
+              x->nevents == 1 && x->fifos[0].send_depth == 2 && x->op == COLLRT_OP_ALLGATHERV,
+          "decoded header matches");
+    CHECK(!memcmp(x->stmts, b.stmts, sizeof(collrt_stmt_t) * x->nstmts), "statements match");
+    CHECK(!memcmp(x->exprs, b.exprs, x->expr_bytes), "expressions match");
+    CHECK(!collrt_plan_needs_exact_size(q), "ring plan runs on any size");
+    size_t len2;
+    const uint8_t *b2 = collrt_plan_bytes(q, &len2);
+    CHECK(len2 == len && !memcmp(b2, bytes, len), "bytes identical");
+  }
+  collrt_plan_free(q);
+
+  /* checksum, truncation, magic, version */
+  uint8_t *c = malloc(len);
+  memcpy(c, bytes, len);
+  c[len - 3] ^= 0x40;
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_CHECKSUM, &d, "does not match contents");
+  memcpy(c, bytes, len);
+  EXPECT(collrt_plan_load(c, len - 5, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "but header says total_bytes");
+  EXPECT(collrt_plan_load(c, 30, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "shorter than the 64-byte header");
+  c[0] = 'X';
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "magic");
+  memcpy(c, bytes, len);
+  c[COLLRT_H_VERSION] = 9;
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "version is 9");
+  /* reserved byte set, checksum recomputed: a validation error */
+  memcpy(c, bytes, len);
+  c[COLLRT_H_RESERVED0] = 1;
+  collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'reserved' at byte 55");
+  free(c);
+  collrt_plan_free(p);
+  CHECK(collrt_crc32((const uint8_t *)"123456789", 9) == 0xCBF43926u, "CRC-32 check value");
+}
+
+/* Each validation rule, violated once on an otherwise valid direct plan. */
+static void test_validation(void) {
+  tp_builder_t b;
+  collrt_diag_t d;
+#define MUTATE(stmt_code, needle)                                              \
+  do {                                                                         \
+    tp_build_direct(&b, COLLRT_OP_ALLTOALLV, 8);                               \
+    stmt_code;                                                                 \
+    EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, needle);               \
+  } while (0)
+  /* stmt 0 = PHASE, 1 = COPY, 2 = FOR, 3/4 = LET, 5 = RECV, 6 = SEND */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALLV, 8);
+  EXPECT(encode(&b, &d), COLLRT_OK, &d, NULL);
+  MUTATE(b.stmts[0].slot = 5; b.desc.nfifos = 2; b.fifos[1].send_depth = 1,
+         "plan field 'stmt[0].fifo' is 5 but the plan declares 2 FIFOs");
+  MUTATE(b.stmts[3].slot = 9, "'stmt[3].var' is 9 but the plan declares 8 variables");
+  MUTATE(b.stmts[5].kind = 9, "'stmt[5].kind' is 9");
+  MUTATE(b.stmts[5].buf0 = COLLRT_BUF_SEND, "'stmt[5].buf0' is 0");
+  MUTATE(b.stmts[6].buf0 = 3, "'stmt[6].buf0' is 3");
+  MUTATE(b.stmts[1].buf1 = COLLRT_BUF_SCRATCH, "SCRATCH but the plan declares no scratch_expr");
+  MUTATE(b.stmts[6].wait_event = 1; b.stmts[6].expr[4] = b.stmts[6].expr[0],
+         "'stmt[6].wait_event' is event 0 but the plan declares 0 events");
+  MUTATE(b.desc.nevents = 1; b.stmts[2].signal_event = 1, "only transfers wait on or signal");
+  MUTATE(b.stmts[2].body = 9, "'stmt[2].body' is 9 but the enclosing body ends at statement 7");
+  MUTATE(b.stmts[5].body = 1, "'stmt[5].body' is 1 but a kind-6 statement has no body");
+  MUTATE(b.stmts[0].body = 0, "only PHASE and LET may appear at top level");
+  MUTATE(b.stmts[2].kind = COLLRT_STMT_PHASE; b.stmts[2].slot = 0;
+         b.stmts[2].expr[0] = b.stmts[2].expr[1] = COLLRT_EXPR_NONE,
+         "PHASE inside another phase");
+  MUTATE(b.stmts[5].expr[3] = COLLRT_EXPR_NONE, "'stmt[5].expr[3]' is NONE but kind 6 requires it");
+  MUTATE(b.stmts[1].expr[3] = b.stmts[1].expr[0], "'stmt[1].expr[3]' is");
+  MUTATE(b.stmts[6].expr[0] = 60000, "'stmt[6].expr[0]' is 60000 but the expression pool has");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "v7"), "variable 7 is used at offset");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "v9"), "variable 9 at offset");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 op77"), "opcode 0x77");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 +"), "pops 2 values but the stack holds 1");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 2"), "leaves 2 values on the stack at END");
+  MUTATE(b.stmts[3].expr[0] =
+             tp_expr(&b, "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 + + + + + + + + + + + + + + + +"),
+         "more than 16 stack entries");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "dim1"), "dimension 1 at offset");
+  MUTATE(b.desc.expr_bytes -= 1, "");
+  MUTATE(b.stmts[3].expr[0] = (uint16_t)(b.desc.expr_bytes - 3);
+         b.exprs[b.desc.expr_bytes - 3] = COLLRT_X_CONST32,
+         "immediate of opcode 0x01");
+  MUTATE(b.desc.nfifos = 0, "'nfifos' is 0");
+  MUTATE(b.fifos[0].send_depth = 0, "'fifo[0].send_depth' is 0");
+  MUTATE(b.desc.ndims = 4, "'ndims' is 4");
+  MUTATE(b.desc.shape[2] = 2, "'shape[2]' is 2 but must be 1 (unused dimension)");
+  MUTATE(b.desc.op = 7, "'op' is 7");
+  MUTATE(b.desc.nevents = 17, "'nevents' is 17");
+  MUTATE(b.desc.nvars = 65, "'nvars' is 65");
+  MUTATE(b.desc.scratch_expr = tp_expr(&b, "v0"), "plan field 'scratch_expr': variable 0 is used");
+  MUTATE(b.stmts[2].buf0 = 2, "'stmt[2].buf0' is 2");
+  MUTATE(b.stmts[2].buf0 = COLLRT_ORDER_RANDOM, "'stmt[2].expr[2]' is NONE but kind 2 requires it");
+#undef MUTATE
+}
+
+static int64_t eval_str(const char *src, int rank, int size, collrt_status_t *st,
+                        char *why) {
+  tp_builder_t b;
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+  b.desc.ndims = 2;
+  b.desc.shape[0] = 3;
+  b.desc.shape[1] = 2;
+  b.desc.ranks_per_node = 2;
+  uint16_t ref = tp_expr(&b, src);
+  unsigned ph = tp_phase(&b, 0);
+  tp_end(&b, ph);
+  int64_t out = 0;
+  collrt_plan_t *p = tp_finish(&b);
+  if (!p) {
+    *st = COLLRT_ERR_PLAN_INVALID;
+    return 0;
+  }
+  int64_t counts[12] = {5, 0, 7, 0, 3, 9, 9, 9, 9, 9, 9, 9}, zeros[12] = {0};
+  collrt_expand_input_t in = {size, rank, counts, zeros, counts, zeros, 0, 0};
+  int64_t vars[COLLRT_MAX_VARS] = {0};
+  collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars};
+  *st = collrt_expr_eval(&ctx, ref, &out, why, 200);
+  collrt_plan_free(p);
+  return out;
+}
+
+static void test_expressions(void) {
+  static const struct { const char *src; int64_t want; } ok[] = {
+      {"-7 2 /", -4}, {"7 -2 /", -4}, {"-7 -2 /", 3}, {"7 2 /", 3},
+      {"-7 2 %", 1}, {"7 -2 %", -1}, {"-7 -2 %", -1}, {"-9223372036854775807 1 - -1 %", 0},
+      {"-7 2 cdiv", -3}, {"7 2 cdiv", 4}, {"8 2 cdiv", 4}, {"0 5 cdiv", 0},
+      {"3 4 min", 3}, {"3 4 max", 4}, {"1 5 6 ?", 5}, {"0 5 6 ?", 6},
+      {"17 isqrt", 4}, {"16 isqrt", 4}, {"9223372036854775807 isqrt", 3037000499},
+      {"2 3 < 4 4 <= &&", 1}, {"0 !", 1}, {"1 0 ||", 1}, {"1 2 !=", 1},
+      {"r P *", 36}, {"rpn", 2}, {"dim0 dim1 *", 6},
+      {"7 coord0", 0}, {"7 coord1", 1}, {"10 coord0", 2},
+      {"2 1 1 rank_at", 11}, {"0 1 0 rank_at", 6},
+      {"2 rcount", 7}, {"rsum", 78}, {"rminpos", 3}, {"rzeros", 2},
+  };
+  char why[200];
+  collrt_status_t st;
+  for (size_t k = 0; k < sizeof ok / sizeof ok[0]; ++k) {
+    int64_t v = eval_str(ok[k].src, 3, 12, &st, why);
+    CHECK(st == COLLRT_OK && v == ok[k].want, "'%s' = %lld (status %d, %s), want %lld",
+          ok[k].src, (long long)v, st, st ? why : "", (long long)ok[k].want);
+  }
+  static const struct { const char *src; const char *why; } bad[] = {
+      {"1 0 /", "division by zero"}, {"1 0 %", "division by zero"},
+      {"9223372036854775807 1 +", "overflows"}, {"-9223372036854775807 2 -", "overflows"},
+      {"4611686018427387904 2 *", "overflows"}, {"-9223372036854775807 1 - -1 /", "overflows"},
+      {"-1 isqrt", "negative"}, {"12 scount", "SCOUNT(12) is outside [0, 12)"},
+      {"-1 rdispl", "RDISPL(-1)"}, {"3 0 0 rank_at", "coordinate 0 is 3"},
+      {"0 0 2 rank_at", "local index 2"}, {"12 coord0", "outside [0, 12)"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    why[0] = 0;
+    eval_str(bad[k].src, 3, 12, &st, why);
+    CHECK(st == COLLRT_ERR_BOUNDS && strstr(why, bad[k].why), "'%s' fails with '%s' (got %d '%s')",
+          bad[k].src, bad[k].why, st, why);
+  }
+}
+
+static void uniform_input(collrt_expand_input_t *in, int64_t *arr, int P, int rank, int64_t c) {
+  for (int j = 0; j < P; ++j) {
+    arr[j] = arr[2 * P + j] = c;
+    arr[P + j] = arr[3 * P + j] = j * c;
+  }
+  collrt_expand_input_t x = {P, rank, arr, arr + P, arr + 2 * P, arr + 3 * P, P * c, P * c};
+  *in = x;
+}
+
+static void test_expand(void) {
+  tp_builder_t b;
+  collrt_diag_t d;
+  collrt_steps_t s;
+  int64_t arr[4 * 16];
+  collrt_expand_input_t in;
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  collrt_plan_t *p = tp_finish(&b);
+  uniform_input(&in, arr, 4, 1, 10);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+  CHECK(s.count == 7, "direct P=4: 7 steps, got %zu", s.count);
+  if (s.count == 7) {
+    CHECK(s.steps[0].kind == COLLRT_STEP_COPY && s.steps[0].off == 10 && s.steps[0].dst_off == 10,
+          "own block copied");
+    CHECK(s.steps[1].kind == COLLRT_STEP_RECV && s.steps[1].peer == 0 && s.steps[1].off == 0,
+          "first receive from rank 0");
+    CHECK(s.steps[2].kind == COLLRT_STEP_SEND && s.steps[2].peer == 2 && s.steps[2].off == 20,
+          "first send to rank 2");
+  }
+  collrt_steps_free(&s);
+  /* zero counts produce no steps */
+  uniform_input(&in, arr, 4, 1, 0);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+  CHECK(s.count == 0, "zero counts: no steps, got %zu", s.count);
+  collrt_steps_free(&s);
+  /* a displacement outside the buffer */
+  uniform_input(&in, arr, 4, 1, 10);
+  arr[3 * 4 + 2] = 35;
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
+         "stmt[5] RECV on rank 1: buffer region [35, 35 + 10) is outside the 40-byte receive buffer");
+  collrt_plan_free(p);
+
+  /* a topology plan refuses other sizes */
+  tp_build_direct_topo(&b, 2, 2, 2);
+  p = tp_finish(&b);
+  CHECK(p && collrt_plan_needs_exact_size(p) && collrt_plan_topology_ranks(p) == 8, "topology plan");
+  uniform_input(&in, arr, 5, 1, 1);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_COMM_MISMATCH, &d,
+         "communicator has 5 ranks but the plan was compiled for a 2x2x2 torus with 1 rank per node (8 ranks)");
+  collrt_plan_free(p);
+
+  /* events: ring dependencies point at the receive of the same block */
+  tp_build_ring(&b, "4", 8);
+  p = tp_finish(&b);
+  uniform_input(&in, arr, 3, 0, 6);
+  for (int j = 0; j < 3; ++j)
+    arr[3 * 3 + j] = 6 * (2 - j); /* reverse order */
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+  int deps_ok = 1, forwards = 0;
+  for (size_t i = 0; i < s.count; ++i)
+    if (s.steps[i].kind == COLLRT_STEP_SEND && s.steps[i].buf == COLLRT_BUF_RECV) {
+      ++forwards;
+      const collrt_step_t *r = &s.steps[s.steps[i].dep];
+      deps_ok &= s.steps[i].dep >= 0 && r->kind == COLLRT_STEP_RECV && r->off == s.steps[i].off &&
+                 r->len == s.steps[i].len;
+    }
+  CHECK(deps_ok && forwards == 2, "forwards wait on their receive (%d forwards)", forwards);
+  collrt_steps_free(&s);
+  collrt_plan_free(p);
+
+  /* waiting on an event nobody signalled */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  b.desc.nevents = 2;
+  b.stmts[6].wait_event = 2;
+  b.stmts[6].expr[COLLRT_E_WAIT_I] = tp_expr(&b, "v1");
+  p = tp_finish(&b);
+  uniform_input(&in, arr, 4, 1, 10);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
+         "stmt[6] SEND on rank 1 waits on event 1(2, 0), which no earlier transfer signalled");
+  collrt_plan_free(p);
+
+  /* peer and tag out of range */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  b.stmts[6].expr[0] = tp_expr(&b, "v1 P +");
+  p = tp_finish(&b);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d, "stmt[6] SEND on rank 1: peer 6 is outside [0, 4)");
+  collrt_plan_free(p);
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  b.stmts[5].expr[3] = tp_expr(&b, "32768");
+  p = tp_finish(&b);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d, "tag 32768 is outside [0, 32767]");
+  collrt_plan_free(p);
+
+  /* RANDOM order: a deterministic permutation, different per rank */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  b.stmts[2].buf0 = COLLRT_ORDER_RANDOM;
+  b.stmts[2].expr[COLLRT_E_SEED] = tp_expr(&b, "42");
+  p = tp_finish(&b);
+  int64_t big[4 * 16];
+  uint64_t seen_orders[2] = {0, 0};
+  for (int rank = 0; rank < 2; ++rank) {
+    uniform_input(&in, big, 16, rank, 1);
+    collrt_steps_t s2;
+    EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+    EXPECT(collrt_expand(p, &in, &s2, &d), COLLRT_OK, &d, NULL);
+    int seen[16] = {0}, sorted = 1, same = s.count == s2.count;
+    for (size_t i = 0; i < s.count; ++i) {
+      same &= s.steps[i].peer == s2.steps[i].peer;
+      if (s.steps[i].kind == COLLRT_STEP_SEND) {
+        seen[s.steps[i].peer]++;
+        seen_orders[rank] = seen_orders[rank] * 31 + (uint64_t)s.steps[i].peer;
+        if (i >= 4 && s.steps[i].peer < s.steps[i - 2].peer)
+          sorted = 0;
+      }
+    }
+    int perm = 1;
+    for (int j = 0; j < 16; ++j)
+      perm &= seen[j] == (j != rank);
+    CHECK(perm && same && !sorted && s.count == 31, "rank %d: random order is a permutation, deterministic", rank);
+    collrt_steps_free(&s);
+    collrt_steps_free(&s2);
+  }
+  CHECK(seen_orders[0] != seen_orders[1], "orders differ between ranks");
+  collrt_plan_free(p);
+}
+
+static collrt_status_t sim(collrt_plan_t *p, int P, const int64_t *counts,
+                           collrt_diag_t *d) {
+  collrt_sim_input_t in = {P, counts};
+  collrt_sim_result_t r;
+  memset(d, 0, sizeof *d);
+  return collrt_simulate(p, &in, &r, d);
+}
+
+/* Count patterns including zeros, for P ranks (n = P*P or P entries). */
+static void fill_counts(int64_t *c, size_t n, int pattern) {
+  uint64_t x = 12345u + (uint64_t)pattern;
+  for (size_t k = 0; k < n; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    switch (pattern) {
+    case 0: c[k] = 5; break;
+    case 1: c[k] = (int64_t)(x >> 60) % 3 == 0 ? 0 : (int64_t)(x >> 58); break;
+    case 2: c[k] = k % 2 ? 0 : (int64_t)k + 1; break;
+    default: c[k] = k == 0 ? 19 : 0; break;
+    }
+  }
+}
+
+static void test_simulate(void) {
+  collrt_diag_t d;
+  int64_t c[81];
+  tp_builder_t b;
+  collrt_plan_t *a2a, *a2av, *ring1, *ring2, *ring_min;
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  a2a = tp_finish(&b);
+  tp_build_direct(&b, COLLRT_OP_ALLTOALLV, 2);
+  a2av = tp_finish(&b);
+  tp_build_ring(&b, "3", 1);
+  ring1 = tp_finish(&b);
+  tp_build_ring(&b, "1", 4);
+  ring2 = tp_finish(&b);
+  tp_build_ring(&b, "rminpos 1 max", 2);
+  ring_min = tp_finish(&b);
+  for (int P = 1; P <= 9; ++P) {
+    for (int pat = 0; pat < 4; ++pat) {
+      int64_t u[1] = {pat * 3};
+      int64_t uni[81];
+      for (int k = 0; k < P * P; ++k)
+        uni[k] = u[0];
+      EXPECT(sim(a2a, P, uni, &d), COLLRT_OK, &d, NULL);
+      fill_counts(c, (size_t)P * P, pat);
+      EXPECT(sim(a2av, P, c, &d), COLLRT_OK, &d, NULL);
+      fill_counts(c, (size_t)P, pat);
+      EXPECT(sim(ring1, P, c, &d), COLLRT_OK, &d, NULL);
+      EXPECT(sim(ring2, P, c, &d), COLLRT_OK, &d, NULL);
+      EXPECT(sim(ring_min, P, c, &d), COLLRT_OK, &d, NULL);
+    }
+  }
+  /* model time: a ring of P=4, 8 bytes each, block 8: 3 pipelined hops */
+  {
+    int64_t cc[4] = {8, 8, 8, 8};
+    collrt_sim_input_t in = {4, cc};
+    collrt_sim_result_t r;
+    tp_build_ring(&b, "8", 1);
+    collrt_plan_t *p = tp_finish(&b);
+    EXPECT(collrt_simulate(p, &in, &r, &d), COLLRT_OK, &d, NULL);
+    /* alpha 1 us, beta 1 ns/B: 3 sequential messages of 8 B */
+    CHECK(r.messages == 12 && r.bytes == 96 && r.copy_bytes == 32 && r.max_steps == 7,
+          "ring stats %llu %llu %llu %llu", (unsigned long long)r.messages,
+          (unsigned long long)r.bytes, (unsigned long long)r.copy_bytes,
+          (unsigned long long)r.max_steps);
+    CHECK(r.model_time_us > 3.02 && r.model_time_us < 3.03, "model time %g us", r.model_time_us);
+    collrt_plan_free(p);
+  }
+  collrt_plan_free(a2a);
+  collrt_plan_free(a2av);
+  collrt_plan_free(ring1);
+  collrt_plan_free(ring2);
+  collrt_plan_free(ring_min);
+
+  /* a send longer than its receive */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALLV, 8);
+  b.stmts[6].expr[2] = tp_expr(&b, "v1 scount 1 +");
+  collrt_plan_t *p = tp_finish(&b);
+  fill_counts(c, 9, 0);
+  EXPECT(sim(p, 3, c, &d), COLLRT_ERR_COUNTS, &d, "lengths 6 and 5 differ");
+  collrt_plan_free(p);
+
+  /* a send nobody receives */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALLV, 8);
+  b.stmts[5].expr[3] = tp_expr(&b, "1");
+  p = tp_finish(&b);
+  EXPECT(sim(p, 3, c, &d), COLLRT_ERR_COUNTS, &d, "has no matching receive");
+  collrt_plan_free(p);
+
+  /* bytes in the wrong place: receive from src into dst's region */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 8);
+  b.stmts[5].expr[1] = tp_expr(&b, "v1 rdispl");
+  p = tp_finish(&b);
+  EXPECT(sim(p, 3, c, &d), COLLRT_ERR_BOUNDS, &d, "rank 0's receive buffer at offset 5 holds byte 0 of rank 2's send buffer, expected byte 0 of rank 1's");
+  collrt_plan_free(p);
+
+  /* Rendezvous deadlock: every rank sends tag 0 then tag 1 to its right,
+   * one send in flight, and receives tag 1 before tag 0 from its left, one
+   * receive in flight: the posted receive (tag 1) never matches the posted
+   * send (tag 0), and neither window moves. */
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+  b.fifos[0].send_depth = 1;
+  b.fifos[0].recv_depth = 1;
+  unsigned ph = tp_phase(&b, 0);
+  tp_recv(&b, COLLRT_BUF_RECV, "r 1 - P + P %", "0", "1", "1");
+  tp_recv(&b, COLLRT_BUF_RECV, "r 1 - P + P %", "1", "1", "0");
+  tp_send(&b, COLLRT_BUF_SEND, "r 1 + P %", "0", "1", "0");
+  tp_send(&b, COLLRT_BUF_SEND, "r 1 + P %", "1", "1", "1");
+  tp_end(&b, ph);
+  p = tp_finish(&b);
+  int64_t two[25];
+  for (int k = 0; k < 25; ++k)
+    two[k] = 2;
+  EXPECT(sim(p, 5, two, &d), COLLRT_ERR_DEADLOCK, &d,
+         "5 ranks stuck: rank 0 at recv<-4 1B (fifo 0, tag 1, stmt 1) [issued, its partner is not]");
+  collrt_plan_free(p);
+  /* the same program with unbounded receives completes the transfers */
+  b.fifos[0].recv_depth = 0;
+  p = tp_finish(&b);
+  collrt_diag_t d2;
+  collrt_status_t st = sim(p, 5, two, &d2);
+  CHECK(st != COLLRT_ERR_DEADLOCK, "no deadlock with unbounded receives (%s)", d2.message);
+  collrt_plan_free(p);
+}
+
+int main(void) {
+  test_round_trip();
+  test_validation();
+  test_expressions();
+  test_expand();
+  test_simulate();
+  if (failures)
+    fprintf(stderr, "%d check(s) failed\n", failures);
+  else
+    printf("all core tests passed\n");
+  return failures != 0;
+}
