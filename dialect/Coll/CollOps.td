@@ -1,0 +1,52 @@
+//===- CollOps.td - coll operations ---------------------------*- tablegen -*-===//
+#ifndef COLLC_COLL_OPS_TD
+#define COLLC_COLL_OPS_TD
+
+include "dialect/Coll/CollDialect.td"
+include "dialect/Coll/CollAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+// Constraints shared by every collective (verifyCollective in CollOps.cpp):
+//   (C1) min_bytes <= max_bytes, both >= 0
+//   (C2) algorithm is "auto" or one this op supports
+//   (C3) order ("shift" | "random") and seed only with algorithm direct/auto
+//   (C4) block_bytes >= 1, and only with algorithm blocked-ring/auto
+//   (C5) 1 <= fifo_depth <= 65535
+class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
+    : Coll_Op<mnemonic, [Symbol]> {
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Coll_TopologyAttr:$topology,
+    DefaultValuedAttr<I64Attr, "0">:$min_bytes,
+    DefaultValuedAttr<I64Attr, "4096">:$max_bytes,
+    DefaultValuedAttr<StrAttr, "\"auto\"">:$algorithm,
+    DefaultValuedAttr<StrAttr, "\"shift\"">:$order,
+    DefaultValuedAttr<I64Attr, "1">:$seed,
+    OptionalAttr<I64Attr>:$block_bytes,
+    OptionalAttr<I64Attr>:$fifo_depth
+  );
+  let assemblyFormat = "$sym_name attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Algorithms this op can be lowered with, besides "auto".
+    static llvm::ArrayRef<llvm::StringLiteral> getSupportedAlgorithms() {
+      static constexpr llvm::StringLiteral names[] = {}] # !interleave(!foreach(a, algorithms, "\"" # a # "\""), ", ") # [{};
+      return names;
+    }
+  }];
+}
+
+def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct"]> {
+  let summary = "personalized all-to-all exchange of equal blocks";
+}
+
+def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct"]> {
+  let summary = "all-to-all exchange with per-pair counts bound at run time";
+}
+
+def Coll_AllgathervOp
+    : Coll_CollectiveOp<"allgatherv", ["direct", "blocked-ring"]> {
+  let summary = "all-gather of per-rank contributions sized at run time";
+}
+
+#endif // COLLC_COLL_OPS_TD

@@ -1,0 +1,238 @@
+//===- SchedOps.td - sched operations -------------------------*- tablegen -*-===//
+//
+// Verifier constraints carry the numbers used in SchedOps.cpp and in
+// test/Dialect/Sched/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_SCHED_OPS_TD
+#define COLLC_SCHED_OPS_TD
+
+include "dialect/Sched/SchedDialect.td"
+include "dialect/Sched/SchedAttrs.td"
+include "dialect/Coll/CollAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+// (P1) 1 <= size(fifos) <= 16; (P2) size(events) <= 16, names unique;
+// (P3) the body holds only phases, at most one sched.scratch and expressions;
+// (P4) the topology has at most 3 dimensions (checked by the attribute).
+def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
+                                     NoTerminator]> {
+  let summary = "a complete schedule for one collective";
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrAttr:$collective,
+    StrAttr:$algorithm,
+    Coll_TopologyAttr:$topology,
+    TypedArrayAttrBase<Sched_FifoAttr, "FIFO declarations">:$fifos,
+    DefaultValuedAttr<StrArrayAttr, "{}">:$events
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Index of `event` in the events list, or -1.
+    int64_t lookupEvent(llvm::StringRef event);
+  }];
+}
+
+// (S1) directly inside sched.plan, at most once.
+def Sched_ScratchOp : Sched_Op<"scratch", [HasParent<"PlanOp">]> {
+  let summary = "declares the per-rank scratch buffer size in bytes";
+  let arguments = (ins Index:$bytes);
+  let assemblyFormat = "$bytes attr-dict";
+  let hasVerifier = 1;
+}
+
+// (PH1) directly inside sched.plan; (PH2) 0 <= fifo < size(plan.fifos).
+def Sched_PhaseOp : Sched_Op<"phase", [HasParent<"PlanOp">, SingleBlock,
+                                       NoTerminator]> {
+  let summary = "a part of the schedule bound to one reserved FIFO";
+  let description = [{
+    Phases are not barriers: every transfer is issued in program order on its
+    FIFO's queues, so phases on different FIFOs overlap and pipeline.
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$fifo);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$name `fifo` `(` $fifo `)` attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+// (L1) seed is given iff order is random.
+def Sched_ForOp : Sched_Op<"for", [SingleBlock, NoTerminator]> {
+  let summary = "a loop over [lower, upper), ascending or in random order";
+  let description = [{
+    `sched.for %k = %lo to %hi random(%seed) { ... }` visits the range in a
+    permutation seeded by %seed and the rank (BG/L's randomized "AR" order).
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, UnitAttr:$random,
+                       Optional<Index>:$seed);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::Value getInductionVar() { return getBody().front().getArgument(0); }
+  }];
+}
+
+def Sched_IfOp : Sched_Op<"if", [SingleBlock, NoTerminator]> {
+  let summary = "runs its body when the condition is non-zero";
+  let arguments = (ins Index:$condition);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$condition attr-dict-with-keyword $body";
+}
+
+//===----------------------------------------------------------------------===//
+// Transfers
+//===----------------------------------------------------------------------===//
+
+// (X1) inside a sched.phase; (X2) events are declared by the plan;
+// (X3) an event index has 1 or 2 values; (X4) the scratch buffer needs a
+// sched.scratch in the plan.
+class Sched_TransferOp<string mnemonic, dag extraArgs, string fmt>
+    : Sched_Op<mnemonic, [AttrSizedOperandSegments]> {
+  let arguments = !con(extraArgs, (ins
+    OptionalAttr<FlatSymbolRefAttr>:$wait_event,
+    Variadic<Index>:$wait_index,
+    OptionalAttr<FlatSymbolRefAttr>:$signal_event,
+    Variadic<Index>:$signal_index));
+  let assemblyFormat = fmt # [{
+    (`wait` $wait_event^ `[` $wait_index `]`)?
+    (`signal` $signal_event^ `[` $signal_index `]`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Sched_SendOp : Sched_TransferOp<"send",
+    (ins Sched_Buffer:$buffer, Index:$offset, Index:$length, Index:$peer,
+         Index:$tag),
+    "$buffer `[` $offset `,` $length `]` `to` $peer `tag` $tag"> {
+  let summary = "sends a buffer region to a peer on the phase's FIFO";
+}
+
+def Sched_RecvOp : Sched_TransferOp<"recv",
+    (ins Sched_Buffer:$buffer, Index:$offset, Index:$length, Index:$peer,
+         Index:$tag),
+    "$buffer `[` $offset `,` $length `]` `from` $peer `tag` $tag"> {
+  let summary = "receives into a buffer region from a peer on the phase's FIFO";
+}
+
+def Sched_CopyOp : Sched_TransferOp<"copy",
+    (ins Sched_Buffer:$src_buffer, Index:$src_offset, Sched_Buffer:$dst_buffer,
+         Index:$dst_offset, Index:$length),
+    "$src_buffer `[` $src_offset `]` `to` $dst_buffer `[` $dst_offset `]` `len` $length"> {
+  let summary = "copies bytes between local buffers";
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions (int64 on index values, evaluated per rank at bind time)
+//===----------------------------------------------------------------------===//
+
+class Sched_ExprOp<string mnemonic, list<Trait> traits = []>
+    : Sched_Op<mnemonic, !listconcat([Pure], traits)> {
+  let results = (outs Index:$result);
+}
+
+def Sched_ConstOp : Sched_ExprOp<"const", [ConstantLike]> {
+  let arguments = (ins I64Attr:$value);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def Sched_RankOp : Sched_ExprOp<"rank"> {
+  let summary = "the calling rank in the bound communicator";
+  let assemblyFormat = "attr-dict";
+}
+
+def Sched_SizeOp : Sched_ExprOp<"size"> {
+  let summary = "the communicator size P";
+  let assemblyFormat = "attr-dict";
+}
+
+def Sched_RanksPerNodeOp : Sched_ExprOp<"ranks_per_node"> {
+  let assemblyFormat = "attr-dict";
+}
+
+// (D1) 0 <= dim < number of topology dimensions.
+def Sched_DimOp : Sched_ExprOp<"dim"> {
+  let summary = "nodes along one topology dimension";
+  let arguments = (ins I64Attr:$dim);
+  let assemblyFormat = "$dim attr-dict";
+  let hasVerifier = 1;
+}
+
+// (D1) as for sched.dim.
+def Sched_CoordOp : Sched_ExprOp<"coord"> {
+  let summary = "a node coordinate of a rank";
+  let arguments = (ins Index:$rank, I64Attr:$dim);
+  let assemblyFormat = "$rank `[` $dim `]` attr-dict";
+  let hasVerifier = 1;
+}
+
+// (D2) one coordinate per topology dimension.
+def Sched_RankAtOp : Sched_ExprOp<"rank_at"> {
+  let summary = "the rank of a core (local index) on the node at coordinates";
+  let arguments = (ins Variadic<Index>:$coords, Index:$local);
+  let assemblyFormat = "`(` $coords `)` `local` $local attr-dict";
+  let hasVerifier = 1;
+}
+
+def Sched_CountOp : Sched_ExprOp<"count"> {
+  let summary = "a run-time count or displacement in bytes, for rank `index`";
+  let arguments = (ins Sched_CountArray:$array, Index:$index);
+  let assemblyFormat = "$array `[` $index `]` attr-dict";
+}
+
+def Sched_CountStatOp : Sched_ExprOp<"count_stat"> {
+  let summary = "a reduction over the receive counts";
+  let arguments = (ins Sched_CountStat:$stat);
+  let assemblyFormat = "$stat attr-dict";
+}
+
+// Values are the plan's expression opcodes (collrt_expr_op_t).
+class Sched_BinaryOp<string mnemonic, int opcode, string summaryText>
+    : Sched_ExprOp<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins Index:$lhs, Index:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+  let extraClassDeclaration = "static constexpr unsigned kOpcode = " # opcode # ";";
+}
+
+def Sched_AddOp : Sched_BinaryOp<"add", 0x20, "lhs + rhs">;
+def Sched_SubOp : Sched_BinaryOp<"sub", 0x21, "lhs - rhs">;
+def Sched_MulOp : Sched_BinaryOp<"mul", 0x22, "lhs * rhs">;
+def Sched_FloorDivOp : Sched_BinaryOp<"floordiv", 0x23, "floor(lhs / rhs)">;
+def Sched_ModOp : Sched_BinaryOp<"mod", 0x24, "floor modulo, the sign of rhs">;
+def Sched_MinOp : Sched_BinaryOp<"min", 0x25, "the smaller value">;
+def Sched_MaxOp : Sched_BinaryOp<"max", 0x26, "the larger value">;
+def Sched_CeilDivOp : Sched_BinaryOp<"ceildiv", 0x27, "ceil(lhs / rhs)">;
+def Sched_EqOp : Sched_BinaryOp<"eq", 0x30, "1 if lhs == rhs, else 0">;
+def Sched_NeOp : Sched_BinaryOp<"ne", 0x31, "1 if lhs != rhs, else 0">;
+def Sched_LtOp : Sched_BinaryOp<"lt", 0x32, "1 if lhs < rhs, else 0">;
+def Sched_LeOp : Sched_BinaryOp<"le", 0x33, "1 if lhs <= rhs, else 0">;
+def Sched_GtOp : Sched_BinaryOp<"gt", 0x34, "1 if lhs > rhs, else 0">;
+def Sched_GeOp : Sched_BinaryOp<"ge", 0x35, "1 if lhs >= rhs, else 0">;
+def Sched_AndOp : Sched_BinaryOp<"and", 0x36, "1 if both are non-zero">;
+def Sched_OrOp : Sched_BinaryOp<"or", 0x37, "1 if either is non-zero">;
+
+def Sched_NotOp : Sched_ExprOp<"not"> {
+  let arguments = (ins Index:$operand);
+  let assemblyFormat = "$operand attr-dict";
+}
+
+def Sched_IsqrtOp : Sched_ExprOp<"isqrt"> {
+  let summary = "floor(sqrt(operand)), operand >= 0";
+  let arguments = (ins Index:$operand);
+  let assemblyFormat = "$operand attr-dict";
+}
+
+def Sched_SelectOp : Sched_ExprOp<"select"> {
+  let arguments = (ins Index:$condition, Index:$true_value, Index:$false_value);
+  let assemblyFormat = "$condition `,` $true_value `,` $false_value attr-dict";
+}
+
+#endif // COLLC_SCHED_OPS_TD

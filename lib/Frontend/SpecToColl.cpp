@@ -1,0 +1,60 @@
+//===- SpecToColl.cpp - a parsed spec as coll IR --------------------------===//
+#include "lib/Frontend/SpecToColl.h"
+
+#include "dialect/Coll/CollOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace collc;
+
+static int64_t picoseconds(double value, double perUnit) {
+  return static_cast<int64_t>(std::llround(value * perUnit));
+}
+
+template <typename OpTy>
+static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
+                    StringRef name, coll::TopologyAttr topology) {
+  const CollectiveSpec &c = spec.collective;
+  auto op = builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
+                                 builder.getI64IntegerAttr(c.minBytes.value_or(
+                                     c.maxBytes.value_or(4096))),
+                                 builder.getI64IntegerAttr(
+                                     c.maxBytes.value_or(4096)),
+                                 builder.getStringAttr(c.algorithm),
+                                 builder.getStringAttr(c.order),
+                                 builder.getI64IntegerAttr(c.seed),
+                                 IntegerAttr(), IntegerAttr());
+  if (c.blockBytes)
+    op.setBlockBytesAttr(builder.getI64IntegerAttr(*c.blockBytes));
+  if (c.fifoDepth)
+    op.setFifoDepthAttr(builder.getI64IntegerAttr(*c.fifoDepth));
+}
+
+OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
+                                             MLIRContext *context,
+                                             Location loc) {
+  context->loadDialect<coll::CollDialect>();
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToStart(module->getBody());
+  const TopologySpec &t = spec.topology;
+  auto topology = coll::TopologyAttr::get(
+      context, t.shape, t.wrap, t.ranksPerNode,
+      picoseconds(t.network.alphaUs, 1e6),
+      picoseconds(t.network.betaNsPerByte, 1e3),
+      picoseconds(t.network.copyNsPerByte, 1e3));
+  switch (spec.collective.kind) {
+  case CollectiveKind::Alltoall:
+    buildOp<coll::AlltoallOp>(builder, loc, spec, name, topology);
+    break;
+  case CollectiveKind::Alltoallv:
+    buildOp<coll::AlltoallvOp>(builder, loc, spec, name, topology);
+    break;
+  case CollectiveKind::Allgatherv:
+    buildOp<coll::AllgathervOp>(builder, loc, spec, name, topology);
+    break;
+  }
+  return module;
+}

@@ -1,0 +1,90 @@
+//===- LowerDirect.cpp - direct alltoall(v) and allgatherv ----------------===//
+//
+// At step k (1 <= k < P) rank r receives from (r - k) mod P and sends to
+// (r + k) mod P, so every step is a permutation and no receiver is hit twice
+// at once (the "shift" order). With order = random the steps run in a
+// per-rank seeded permutation, which spreads link load on a torus like BG/L's
+// AR strategy. Receives are posted up front (recv_depth 0); sends are
+// throttled by the FIFO depth. The rank's own block is a local copy.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/Coll/CollOps.h"
+#include "lib/Passes/Passes.h"
+#include "lib/Passes/ScheduleBuilder.h"
+
+namespace collc {
+#define GEN_PASS_DEF_COLLLOWERDIRECT
+#include "lib/Passes/Passes.h.inc"
+} // namespace collc
+
+using namespace mlir;
+using namespace collc;
+using sched::Buffer;
+using sched::CountArray;
+
+namespace {
+
+/// Sends in flight per FIFO unless the spec says otherwise; enough to keep a
+/// NIC busy without flooding the receivers' unexpected queues.
+constexpr int64_t kDefaultDirectDepth = 16;
+
+template <typename OpTy>
+void lowerDirect(OpTy op, StringRef collective, bool gather) {
+  OpBuilder builder(op);
+  int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultDirectDepth;
+  auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/0);
+  sched::PlanOp plan =
+      createPlanFor(builder, op, collective, "direct", {fifo}, {});
+  (void)plan;
+  ScheduleBuilder b(builder, op.getLoc());
+  b.phase("exchange", 0);
+  Value r = b.rank(), p = b.size(), zero = b.c(0);
+
+  // Allgatherv sends its one contribution, rcount(r) bytes from offset 0, to
+  // everybody; alltoall(v) sends a different block to each peer.
+  Value ownLength = b.count(CountArray::recvcount, r);
+  Value ownSendOffset = gather ? zero : b.count(CountArray::senddispl, r);
+  b.copy(Buffer::sendbuf, ownSendOffset, Buffer::recvbuf,
+         b.count(CountArray::recvdispl, r), ownLength);
+
+  Value seed = op.getOrder() == "random"
+                   ? b.c(static_cast<int64_t>(op.getSeed()))
+                   : Value();
+  sched::ForOp loop = b.forLoop(b.c(1), p, seed);
+  Value k = loop.getInductionVar();
+  Value dst = b.mod(b.add(r, k), p);
+  Value src = b.mod(b.sub(r, k), p);
+  b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
+         b.count(CountArray::recvcount, src), src, zero);
+  if (gather)
+    b.send(Buffer::sendbuf, zero, ownLength, dst, zero);
+  else
+    b.send(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
+           b.count(CountArray::sendcount, dst), dst, zero);
+  op.erase();
+}
+
+struct CollLowerDirectPass
+    : public collc::impl::CollLowerDirectBase<CollLowerDirectPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (auto algorithm = op->getAttrOfType<StringAttr>("algorithm"))
+        if (isa<coll::AlltoallOp, coll::AlltoallvOp, coll::AllgathervOp>(
+                op) &&
+            algorithm.getValue() == "direct")
+          ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto a2a = dyn_cast<coll::AlltoallOp>(op))
+        lowerDirect(a2a, "alltoall", /*gather=*/false);
+      else if (auto a2av = dyn_cast<coll::AlltoallvOp>(op))
+        lowerDirect(a2av, "alltoallv", /*gather=*/false);
+      else
+        lowerDirect(cast<coll::AllgathervOp>(op), "allgatherv",
+                    /*gather=*/true);
+    }
+  }
+};
+
+} // namespace

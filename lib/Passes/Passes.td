@@ -1,0 +1,59 @@
+//===- Passes.td - collc passes -------------------------------*- tablegen -*-===//
+//
+// One job per pass; the lit test of each pass is named after its argument.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_PASSES_TD
+#define COLLC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CollSelectAlgorithm : Pass<"coll-select-algorithm", "mlir::ModuleOp"> {
+  let summary = "choose an algorithm for every collective with the cost model";
+  let description = [{
+    Replaces algorithm = "auto" with the algorithm the DESIGN.md cost model
+    predicts fastest for the op's topology and byte range, and records the
+    prediction (predicted_us) so a user can see why.
+  }];
+  let dependentDialects = ["::collc::coll::CollDialect"];
+}
+
+def CollLowerDirect : Pass<"coll-lower-direct", "mlir::ModuleOp"> {
+  let summary = "lower direct alltoall, alltoallv and allgatherv to sched";
+  let description = [{
+    Every rank exchanges with every other rank directly, P-1 steps, peer
+    (r + k) mod P at step k; with order = "random" the steps run in a seeded
+    per-rank permutation (BG/L's AR strategy). Sends are throttled by the
+    FIFO depth; all receives are posted up front.
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
+  let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
+  let description = [{
+    Each contribution is cut into ceil(m_i / B) blocks that travel around the
+    ring in one linear pipeline: a block is forwarded as soon as it arrived,
+    empty contributions send nothing, and no rank receives a block it has.
+    B is block_bytes if given, else computed at bind time from the counts:
+    B = max(floor, sqrt(2·α·m / (β·(p+z−2)))).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
+  let summary = "simulate every plan for all ranks and check its result";
+  let description = [{
+    Encodes each sched.plan, then for every communicator size up to
+    max-ranks and several count distributions expands every rank with the
+    runtime's own expander and simulates the FIFOs with rendezvous semantics:
+    each receive buffer must end up holding exactly its bytes, sends must
+    match receives, and nothing may deadlock under the declared depths.
+  }];
+  let options = [
+    Option<"maxRanks", "max-ranks", "int64_t", /*default=*/"9",
+           "verify every communicator size from 1 to this">
+  ];
+}
+
+#endif // COLLC_PASSES_TD

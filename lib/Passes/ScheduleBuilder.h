@@ -1,0 +1,135 @@
+//===- ScheduleBuilder.h - concise construction of sched IR -----*- C++ -*-===//
+//
+// Lowerings write schedules as arithmetic on index values; this wraps the
+// builder so that `b.mod(b.add(r, k), p)` reads like the formula it encodes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_PASSES_SCHEDULEBUILDER_H
+#define COLLC_PASSES_SCHEDULEBUILDER_H
+
+#include "dialect/Sched/SchedOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace collc {
+
+class ScheduleBuilder {
+public:
+  ScheduleBuilder(mlir::OpBuilder &builder, mlir::Location loc)
+      : builder(builder), loc(loc) {}
+
+  mlir::OpBuilder &getBuilder() { return builder; }
+  mlir::Location getLoc() { return loc; }
+
+  /// Creates an expression op; every expression has one index result.
+  template <typename OpTy, typename... Args>
+  mlir::Value expr(Args &&...args) {
+    return builder.create<OpTy>(loc, builder.getIndexType(),
+                                std::forward<Args>(args)...);
+  }
+
+  mlir::Value c(int64_t v) { return expr<sched::ConstOp>(v); }
+  mlir::Value rank() { return expr<sched::RankOp>(); }
+  mlir::Value size() { return expr<sched::SizeOp>(); }
+  mlir::Value count(sched::CountArray array, mlir::Value index) {
+    return expr<sched::CountOp>(array, index);
+  }
+  mlir::Value stat(sched::CountStat stat) {
+    return expr<sched::CountStatOp>(stat);
+  }
+
+#define COLLC_BINARY(NAME, OP)                                                 \
+  mlir::Value NAME(mlir::Value a, mlir::Value b) {                             \
+    return expr<sched::OP>(a, b);                                              \
+  }
+  COLLC_BINARY(add, AddOp)
+  COLLC_BINARY(sub, SubOp)
+  COLLC_BINARY(mul, MulOp)
+  COLLC_BINARY(floordiv, FloorDivOp)
+  COLLC_BINARY(mod, ModOp)
+  COLLC_BINARY(min, MinOp)
+  COLLC_BINARY(max, MaxOp)
+  COLLC_BINARY(ceildiv, CeilDivOp)
+  COLLC_BINARY(eq, EqOp)
+  COLLC_BINARY(lt, LtOp)
+  COLLC_BINARY(le, LeOp)
+  COLLC_BINARY(ge, GeOp)
+  COLLC_BINARY(logicalAnd, AndOp)
+#undef COLLC_BINARY
+  mlir::Value isqrt(mlir::Value a) {
+    return expr<sched::IsqrtOp>(a);
+  }
+
+  /// Creates a sched.for and returns it with the insertion point in its body.
+  sched::ForOp forLoop(mlir::Value lower, mlir::Value upper,
+                       mlir::Value randomSeed = {}) {
+    auto loop = builder.create<sched::ForOp>(loc, lower, upper,
+                                             static_cast<bool>(randomSeed),
+                                             randomSeed);
+    mlir::Block &body = loop.getBody().emplaceBlock();
+    body.addArgument(builder.getIndexType(), loc);
+    builder.setInsertionPointToStart(&body);
+    return loop;
+  }
+  sched::IfOp ifThen(mlir::Value condition) {
+    auto branch = builder.create<sched::IfOp>(loc, condition);
+    builder.setInsertionPointToStart(&branch.getBody().emplaceBlock());
+    return branch;
+  }
+  sched::PhaseOp phase(llvm::StringRef name, int64_t fifo) {
+    auto phase = builder.create<sched::PhaseOp>(
+        loc, builder.getStringAttr(name), builder.getI64IntegerAttr(fifo));
+    builder.setInsertionPointToStart(&phase.getBody().emplaceBlock());
+    return phase;
+  }
+
+  /// Transfers; `event` is the optional (name, index) to wait on or signal.
+  struct EventRef {
+    llvm::StringRef name;
+    llvm::SmallVector<mlir::Value, 2> index;
+  };
+  void send(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
+            mlir::Value peer, mlir::Value tag,
+            std::optional<EventRef> wait = std::nullopt) {
+    builder.create<sched::SendOp>(loc, buffer, offset, length, peer, tag,
+                                  ref(wait), indexOf(wait), nullptr,
+                                  mlir::ValueRange());
+  }
+  void recv(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
+            mlir::Value peer, mlir::Value tag,
+            std::optional<EventRef> signal = std::nullopt) {
+    builder.create<sched::RecvOp>(loc, buffer, offset, length, peer, tag,
+                                  nullptr, mlir::ValueRange(), ref(signal),
+                                  indexOf(signal));
+  }
+  void copy(sched::Buffer src, mlir::Value srcOffset, sched::Buffer dst,
+            mlir::Value dstOffset, mlir::Value length) {
+    builder.create<sched::CopyOp>(loc, src, srcOffset, dst, dstOffset, length,
+                                  nullptr, mlir::ValueRange(), nullptr,
+                                  mlir::ValueRange());
+  }
+
+private:
+  mlir::FlatSymbolRefAttr ref(const std::optional<EventRef> &event) {
+    return event ? mlir::FlatSymbolRefAttr::get(builder.getContext(),
+                                                event->name)
+                 : mlir::FlatSymbolRefAttr();
+  }
+  static mlir::ValueRange indexOf(const std::optional<EventRef> &event) {
+    return event ? mlir::ValueRange(event->index) : mlir::ValueRange();
+  }
+
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+};
+
+/// Creates an empty sched.plan for `collectiveOp` (a coll op) in place of it
+/// and positions `builder` inside its body.
+sched::PlanOp createPlanFor(mlir::OpBuilder &builder, mlir::Operation *collOp,
+                            llvm::StringRef collective,
+                            llvm::StringRef algorithm,
+                            llvm::ArrayRef<sched::FifoAttr> fifos,
+                            llvm::ArrayRef<llvm::StringRef> events);
+
+} // namespace collc
+
+#endif // COLLC_PASSES_SCHEDULEBUILDER_H

@@ -1,0 +1,419 @@
+//===- PlanEmitter.cpp - sched.plan -> plan bytes -------------------------===//
+//
+// Statements are emitted in pre-order. Expressions become postfix bytecode in
+// a pool where identical expressions are stored once. An expression op with
+// several uses (or a costly one: count_stat is O(P)) is bound once to a plan
+// variable with LET at its position; everything else is inlined where used.
+// Variable slots are released at the end of the body that defined them.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Plan/PlanEmitter.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+#include <vector>
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::sched;
+
+namespace {
+
+class Emitter {
+public:
+  explicit Emitter(PlanOp plan) : plan(plan) {}
+
+  FailureOr<PlanPtr> run();
+
+private:
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation &op);
+  LogicalResult emitTransfer(Operation *op, collrt_stmt_t &stmt,
+                             std::optional<StringRef> waitEvent,
+                             OperandRange waitIndex,
+                             std::optional<StringRef> signalEvent,
+                             OperandRange signalIndex);
+
+  /// Appends the postfix code of `value` to `code`.
+  LogicalResult encode(Value value, std::string &code);
+  /// Interns a complete expression (END appended) and returns its offset.
+  FailureOr<uint16_t> intern(Value value, Operation *user);
+  FailureOr<uint8_t> allocateVar(Value value, Operation *at);
+  bool wantsVariable(Operation *op);
+
+  size_t openStatement(const collrt_stmt_t &stmt) {
+    stmts.push_back(stmt);
+    return stmts.size() - 1;
+  }
+
+  PlanOp plan;
+  std::vector<collrt_stmt_t> stmts;
+  std::string pool;
+  llvm::StringMap<uint16_t> internedExprs;
+  DenseMap<Value, uint8_t> variables;
+  unsigned liveVars = 0, maxVars = 0;
+};
+
+} // namespace
+
+static collrt_stmt_t makeStmt(collrt_stmt_kind_t kind) {
+  collrt_stmt_t stmt;
+  std::memset(&stmt, 0, sizeof(stmt));
+  stmt.kind = kind;
+  for (uint16_t &e : stmt.expr)
+    e = COLLRT_EXPR_NONE;
+  return stmt;
+}
+
+static void appendImm(std::string &code, const void *bytes, size_t n) {
+  // Immediates are little-endian; collc only targets little-endian hosts
+  // (checked in run()).
+  code.append(static_cast<const char *>(bytes), n);
+}
+
+bool Emitter::wantsVariable(Operation *op) {
+  if (isa<ConstOp, RankOp, SizeOp, RanksPerNodeOp, DimOp>(op))
+    return false;
+  if (isa<CountStatOp>(op))
+    return true;
+  return !op->hasOneUse();
+}
+
+FailureOr<uint8_t> Emitter::allocateVar(Value value, Operation *at) {
+  if (liveVars >= COLLRT_MAX_VARS)
+    return at->emitError("schedule needs more than ")
+           << COLLRT_MAX_VARS << " live plan variables";
+  uint8_t slot = liveVars++;
+  maxVars = std::max(maxVars, liveVars);
+  variables[value] = slot;
+  return slot;
+}
+
+LogicalResult Emitter::encode(Value value, std::string &code) {
+  auto var = variables.find(value);
+  if (var != variables.end()) {
+    code.push_back(COLLRT_X_VAR);
+    code.push_back(static_cast<char>(var->second));
+    return success();
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return plan.emitError("a block argument is used outside its loop");
+  auto emitOperands = [&]() -> LogicalResult {
+    for (Value operand : def->getOperands())
+      if (failed(encode(operand, code)))
+        return failure();
+    return success();
+  };
+  auto op1 = [&](uint8_t opcode) -> LogicalResult {
+    if (failed(emitOperands()))
+      return failure();
+    code.push_back(static_cast<char>(opcode));
+    return success();
+  };
+  auto opDim = [&](uint8_t opcode, int64_t dim) -> LogicalResult {
+    if (failed(emitOperands()))
+      return failure();
+    code.push_back(static_cast<char>(opcode));
+    code.push_back(static_cast<char>(dim));
+    return success();
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(def)
+      .Case([&](ConstOp op) {
+        int64_t v = static_cast<int64_t>(op.getValue());
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+          int32_t v32 = static_cast<int32_t>(v);
+          code.push_back(COLLRT_X_CONST32);
+          appendImm(code, &v32, 4);
+        } else {
+          code.push_back(COLLRT_X_CONST64);
+          appendImm(code, &v, 8);
+        }
+        return success();
+      })
+      .Case([&](RankOp) { return op1(COLLRT_X_RANK); })
+      .Case([&](SizeOp) { return op1(COLLRT_X_SIZE); })
+      .Case([&](RanksPerNodeOp) { return op1(COLLRT_X_RPN); })
+      .Case([&](DimOp op) { return opDim(COLLRT_X_DIM, op.getDim()); })
+      .Case([&](CoordOp op) { return opDim(COLLRT_X_COORD, op.getDim()); })
+      .Case([&](RankAtOp) { return op1(COLLRT_X_RANK_AT); })
+      .Case([&](CountOp op) {
+        return op1(static_cast<uint8_t>(op.getArray()));
+      })
+      .Case([&](CountStatOp op) {
+        return op1(static_cast<uint8_t>(op.getStat()));
+      })
+      .Case<AddOp, SubOp, MulOp, FloorDivOp, ModOp, MinOp, MaxOp, CeilDivOp,
+            EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, AndOp, OrOp>(
+          [&](auto op) { return op1(decltype(op)::kOpcode); })
+      .Case([&](NotOp) { return op1(COLLRT_X_NOT); })
+      .Case([&](IsqrtOp) { return op1(COLLRT_X_ISQRT); })
+      .Case([&](SelectOp) { return op1(COLLRT_X_SELECT); })
+      .Default([&](Operation *op) {
+        return op->emitError("cannot encode '")
+               << op->getName() << "' in a plan expression";
+      });
+}
+
+FailureOr<uint16_t> Emitter::intern(Value value, Operation *user) {
+  std::string code;
+  if (failed(encode(value, code)))
+    return failure();
+  code.push_back(COLLRT_X_END);
+  auto it = internedExprs.find(code);
+  if (it != internedExprs.end())
+    return it->second;
+  if (pool.size() + code.size() >= COLLRT_EXPR_NONE)
+    return user->emitError("plan expressions exceed 64 KiB");
+  uint16_t offset = pool.size();
+  pool += code;
+  internedExprs[code] = offset;
+  return offset;
+}
+
+LogicalResult Emitter::emitBlock(Block &block) {
+  unsigned liveAtEntry = liveVars;
+  for (Operation &op : block)
+    if (failed(emitOp(op)))
+      return failure();
+  // Variables defined in this body are out of scope after it.
+  for (auto it = variables.begin(); it != variables.end();) {
+    auto current = it++;
+    if (current->second >= liveAtEntry)
+      variables.erase(current);
+  }
+  liveVars = liveAtEntry;
+  return success();
+}
+
+LogicalResult Emitter::emitTransfer(Operation *op, collrt_stmt_t &stmt,
+                                    std::optional<StringRef> waitEvent,
+                                    OperandRange waitIndex,
+                                    std::optional<StringRef> signalEvent,
+                                    OperandRange signalIndex) {
+  auto setEvent = [&](std::optional<StringRef> event, OperandRange index,
+                      uint8_t &field, int slot) -> LogicalResult {
+    if (!event)
+      return success();
+    field = static_cast<uint8_t>(plan.lookupEvent(*event) + 1);
+    for (auto [i, value] : llvm::enumerate(index)) {
+      FailureOr<uint16_t> e = intern(value, op);
+      if (failed(e))
+        return failure();
+      stmt.expr[slot + i] = *e;
+    }
+    return success();
+  };
+  if (failed(setEvent(waitEvent, waitIndex, stmt.wait_event,
+                      COLLRT_E_WAIT_I)) ||
+      failed(setEvent(signalEvent, signalIndex, stmt.signal_event,
+                      COLLRT_E_SIGNAL_I)))
+    return failure();
+  stmts.push_back(stmt);
+  return success();
+}
+
+LogicalResult Emitter::emitOp(Operation &op) {
+  auto setExpr = [&](collrt_stmt_t &stmt, int slot,
+                     Value value) -> LogicalResult {
+    FailureOr<uint16_t> e = intern(value, &op);
+    if (failed(e))
+      return failure();
+    stmt.expr[slot] = *e;
+    return success();
+  };
+  auto emitBody = [&](size_t index, Block &body) -> LogicalResult {
+    if (failed(emitBlock(body)))
+      return failure();
+    size_t count = stmts.size() - index - 1;
+    if (count > UINT16_MAX)
+      return op.emitError("body has more than 65535 statements");
+    stmts[index].body = count;
+    return success();
+  };
+
+  if (isPure(&op) && op.getNumResults() == 1) {
+    if (!wantsVariable(&op))
+      return success(); // inlined at its uses
+    collrt_stmt_t stmt = makeStmt(COLLRT_STMT_LET);
+    if (failed(setExpr(stmt, COLLRT_E_VALUE, op.getResult(0))))
+      return failure();
+    FailureOr<uint8_t> slot = allocateVar(op.getResult(0), &op);
+    if (failed(slot))
+      return failure();
+    stmt.slot = *slot;
+    stmts.push_back(stmt);
+    return success();
+  }
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](ScratchOp) { return success(); }) // in the header
+      .Case([&](PhaseOp phase) {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_PHASE);
+        stmt.slot = phase.getFifo();
+        return emitBody(openStatement(stmt), phase.getBody().front());
+      })
+      .Case([&](ForOp loop) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_FOR);
+        stmt.buf0 = loop.getRandom() ? COLLRT_ORDER_RANDOM
+                                     : COLLRT_ORDER_ASCENDING;
+        if (failed(setExpr(stmt, COLLRT_E_LO, loop.getLower())) ||
+            failed(setExpr(stmt, COLLRT_E_HI, loop.getUpper())) ||
+            (loop.getSeed() &&
+             failed(setExpr(stmt, COLLRT_E_SEED, loop.getSeed()))))
+          return failure();
+        size_t index = openStatement(stmt);
+        unsigned liveAtEntry = liveVars;
+        FailureOr<uint8_t> slot = allocateVar(loop.getInductionVar(), loop);
+        if (failed(slot))
+          return failure();
+        stmts[index].slot = *slot;
+        if (failed(emitBody(index, loop.getBody().front())))
+          return failure();
+        variables.erase(loop.getInductionVar());
+        liveVars = liveAtEntry;
+        return success();
+      })
+      .Case([&](IfOp branch) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_IF);
+        if (failed(setExpr(stmt, COLLRT_E_COND, branch.getCondition())))
+          return failure();
+        return emitBody(openStatement(stmt), branch.getBody().front());
+      })
+      .Case([&](SendOp send) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_SEND);
+        stmt.buf0 = static_cast<uint8_t>(send.getBuffer());
+        if (failed(setExpr(stmt, COLLRT_E_PEER, send.getPeer())) ||
+            failed(setExpr(stmt, COLLRT_E_OFF, send.getOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_LEN, send.getLength())) ||
+            failed(setExpr(stmt, COLLRT_E_TAG, send.getTag())))
+          return failure();
+        return emitTransfer(send, stmt, send.getWaitEvent(),
+                            send.getWaitIndex(), send.getSignalEvent(),
+                            send.getSignalIndex());
+      })
+      .Case([&](RecvOp recv) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_RECV);
+        stmt.buf0 = static_cast<uint8_t>(recv.getBuffer());
+        if (failed(setExpr(stmt, COLLRT_E_PEER, recv.getPeer())) ||
+            failed(setExpr(stmt, COLLRT_E_OFF, recv.getOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_LEN, recv.getLength())) ||
+            failed(setExpr(stmt, COLLRT_E_TAG, recv.getTag())))
+          return failure();
+        return emitTransfer(recv, stmt, recv.getWaitEvent(),
+                            recv.getWaitIndex(), recv.getSignalEvent(),
+                            recv.getSignalIndex());
+      })
+      .Case([&](CopyOp copy) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_COPY);
+        stmt.buf0 = static_cast<uint8_t>(copy.getSrcBuffer());
+        stmt.buf1 = static_cast<uint8_t>(copy.getDstBuffer());
+        if (failed(setExpr(stmt, COLLRT_E_SRC_OFF, copy.getSrcOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_DST_OFF, copy.getDstOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_LEN, copy.getLength())))
+          return failure();
+        return emitTransfer(copy, stmt, copy.getWaitEvent(),
+                            copy.getWaitIndex(), copy.getSignalEvent(),
+                            copy.getSignalIndex());
+      })
+      .Default([&](Operation *other) {
+        return other->emitError("cannot encode '")
+               << other->getName() << "' in a plan";
+      });
+}
+
+static std::optional<collrt_op_t> planOpFor(StringRef collective) {
+  return llvm::StringSwitch<std::optional<collrt_op_t>>(collective)
+      .Case("alltoall", COLLRT_OP_ALLTOALL)
+      .Case("alltoallv", COLLRT_OP_ALLTOALLV)
+      .Case("allgatherv", COLLRT_OP_ALLGATHERV)
+      .Default(std::nullopt);
+}
+
+static std::optional<collrt_algorithm_t> planAlgorithmFor(StringRef name) {
+  return llvm::StringSwitch<std::optional<collrt_algorithm_t>>(name)
+      .Case("direct", COLLRT_ALG_DIRECT)
+      .Case("blocked-ring", COLLRT_ALG_BLOCKED_RING)
+      .Default(std::nullopt);
+}
+
+FailureOr<PlanPtr> Emitter::run() {
+  static_assert(sizeof(int32_t) == 4, "plan immediates are 32/64-bit");
+  uint16_t probe = 1;
+  uint8_t firstByte;
+  std::memcpy(&firstByte, &probe, 1);
+  if (firstByte != 1)
+    return plan.emitError("plan emission needs a little-endian host");
+
+  std::optional<collrt_op_t> op = planOpFor(plan.getCollective());
+  if (!op)
+    return plan.emitError("unknown collective '")
+           << plan.getCollective() << "'";
+  std::optional<collrt_algorithm_t> algorithm =
+      planAlgorithmFor(plan.getAlgorithm());
+  if (!algorithm)
+    return plan.emitError("unknown algorithm '") << plan.getAlgorithm() << "'";
+
+  collrt_plan_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.producer_version = (COLLC_VERSION_MAJOR << 8) | COLLC_VERSION_MINOR;
+  desc.op = *op;
+  desc.algorithm = *algorithm;
+  coll::TopologyAttr topology = plan.getTopology();
+  desc.ndims = topology.getShape().size();
+  for (unsigned d = 0; d < COLLRT_MAX_DIMS; ++d) {
+    desc.shape[d] = d < desc.ndims ? topology.getShape()[d] : 1;
+    if (d < desc.ndims && topology.getWrap()[d])
+      desc.wrap_mask |= 1u << d;
+  }
+  desc.ranks_per_node = topology.getRanksPerNode();
+  desc.alpha_ps = topology.getAlphaPs();
+  desc.beta_ps_per_byte = topology.getBetaPs();
+  desc.gamma_ps_per_byte = topology.getGammaPs();
+
+  std::vector<collrt_fifo_desc_t> fifos;
+  for (FifoAttr fifo : plan.getFifos().getAsRange<FifoAttr>())
+    fifos.push_back({static_cast<uint16_t>(fifo.getSendDepth()),
+                     static_cast<uint16_t>(fifo.getRecvDepth())});
+  desc.nfifos = fifos.size();
+  desc.nevents = plan.getEvents().size();
+
+  desc.scratch_expr = COLLRT_EXPR_NONE;
+  Block &body = plan.getBody().front();
+  auto scratchOps = body.getOps<ScratchOp>();
+  if (!scratchOps.empty()) {
+    // Evaluated at bind time before any statement: no variables in scope.
+    FailureOr<uint16_t> e = intern((*scratchOps.begin()).getBytes(), plan);
+    if (failed(e))
+      return failure();
+    desc.scratch_expr = *e;
+  }
+  if (failed(emitBlock(body)))
+    return failure();
+  if (stmts.empty())
+    return plan.emitError("plan has no statements");
+  if (stmts.size() > COLLRT_MAX_STMTS)
+    return plan.emitError("plan has ")
+           << stmts.size() << " statements; at most " << COLLRT_MAX_STMTS
+           << " are allowed";
+  desc.nvars = maxVars;
+  desc.nstmts = stmts.size();
+  desc.expr_bytes = pool.size();
+  desc.fifos = fifos.data();
+  desc.stmts = stmts.data();
+  desc.exprs = reinterpret_cast<const uint8_t *>(pool.data());
+
+  collrt_plan_t *encoded = nullptr;
+  collrt_diag_t diag;
+  diag.message[0] = '\0';
+  collrt_status_t status = collrt_plan_encode(&desc, &encoded, &diag);
+  if (status != COLLRT_OK)
+    return plan.emitError("runtime rejected the encoded plan: ")
+           << collrt_strerror(status) << ": " << diag.message;
+  return PlanPtr(encoded);
+}
+
+FailureOr<PlanPtr> collc::emitPlan(PlanOp plan) { return Emitter(plan).run(); }

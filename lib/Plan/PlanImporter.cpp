@@ -1,0 +1,309 @@
+//===- PlanImporter.cpp - plan bytes -> sched.plan ------------------------===//
+//
+// The inverse of PlanEmitter: LET statements become the expression ops they
+// name, postfix code becomes ops in evaluation order. The plan was validated
+// by the runtime on load, so malformed input cannot reach here.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Plan/PlanImporter.h"
+
+#include "dialect/Sched/SchedOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace collc;
+using namespace collc::sched;
+
+namespace {
+
+class Importer {
+public:
+  Importer(const collrt_plan_desc_t &desc, OpBuilder &builder, Location loc)
+      : desc(desc), builder(builder), loc(loc), vars(COLLRT_MAX_VARS) {}
+
+  void importBody(size_t first, size_t count);
+  void importScratch(uint16_t offset) {
+    builder.create<ScratchOp>(loc, decode(offset));
+  }
+
+private:
+  Value decode(uint16_t offset);
+  Value expr(const collrt_stmt_t &stmt, int slot) {
+    return stmt.expr[slot] == COLLRT_EXPR_NONE ? Value()
+                                               : decode(stmt.expr[slot]);
+  }
+  /// Creates an expression op; every expression has one index result.
+  template <typename OpTy, typename... Args>
+  Value make(Args &&...args) {
+    return builder.create<OpTy>(loc, builder.getIndexType(),
+                                std::forward<Args>(args)...);
+  }
+  Value constant(int64_t v) { return make<ConstOp>(v); }
+  void importTransfer(const collrt_stmt_t &stmt);
+  FlatSymbolRefAttr eventRef(uint8_t event) {
+    return event ? FlatSymbolRefAttr::get(builder.getContext(),
+                                          "e" + std::to_string(event - 1))
+                 : FlatSymbolRefAttr();
+  }
+  SmallVector<Value> eventIndex(const collrt_stmt_t &stmt, uint8_t event,
+                                int slot);
+
+  const collrt_plan_desc_t &desc;
+  OpBuilder &builder;
+  Location loc;
+  std::vector<Value> vars;
+};
+
+} // namespace
+
+template <typename T>
+static T readImm(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T)); // plans are little-endian, as is the host
+  return v;
+}
+
+Value Importer::decode(uint16_t offset) {
+  SmallVector<Value, COLLRT_MAX_EXPR_STACK> stack;
+  auto pop = [&]() { return stack.pop_back_val(); };
+  const uint8_t *p = desc.exprs + offset;
+  for (;;) {
+    uint8_t opcode = *p++;
+    switch (opcode) {
+    case COLLRT_X_END:
+      return stack.back();
+    case COLLRT_X_CONST32:
+      stack.push_back(constant(readImm<int32_t>(p)));
+      p += 4;
+      break;
+    case COLLRT_X_CONST64:
+      stack.push_back(constant(readImm<int64_t>(p)));
+      p += 8;
+      break;
+    case COLLRT_X_RANK:
+      stack.push_back(make<RankOp>());
+      break;
+    case COLLRT_X_SIZE:
+      stack.push_back(make<SizeOp>());
+      break;
+    case COLLRT_X_RPN:
+      stack.push_back(make<RanksPerNodeOp>());
+      break;
+    case COLLRT_X_VAR:
+      stack.push_back(vars[*p++]);
+      break;
+    case COLLRT_X_DIM:
+      stack.push_back(make<DimOp>(*p++));
+      break;
+    case COLLRT_X_COORD:
+      stack.push_back(make<CoordOp>(pop(), *p++));
+      break;
+    case COLLRT_X_RANK_AT: {
+      Value local = pop();
+      SmallVector<Value, 3> coords(desc.ndims);
+      for (int d = desc.ndims - 1; d >= 0; --d)
+        coords[d] = pop();
+      stack.push_back(make<RankAtOp>(coords, local));
+      break;
+    }
+    case COLLRT_X_SCOUNT:
+    case COLLRT_X_SDISPL:
+    case COLLRT_X_RCOUNT:
+    case COLLRT_X_RDISPL:
+      stack.push_back(make<CountOp>(static_cast<CountArray>(opcode), pop()));
+      break;
+    case COLLRT_X_RCOUNT_SUM:
+    case COLLRT_X_RCOUNT_MINPOS:
+    case COLLRT_X_RCOUNT_ZEROS:
+      stack.push_back(
+          make<CountStatOp>(static_cast<CountStat>(opcode)));
+      break;
+    case COLLRT_X_NOT:
+      stack.push_back(make<NotOp>(pop()));
+      break;
+    case COLLRT_X_ISQRT:
+      stack.push_back(make<IsqrtOp>(pop()));
+      break;
+    case COLLRT_X_SELECT: {
+      Value falseValue = pop(), trueValue = pop(), condition = pop();
+      stack.push_back(
+          make<SelectOp>(condition, trueValue, falseValue));
+      break;
+    }
+    default: {
+      Value rhs = pop(), lhs = pop();
+      Value result;
+      switch (opcode) {
+#define BINARY(OP)                                                             \
+  case OP::kOpcode:                                                            \
+    result = make<OP>(lhs, rhs);                                \
+    break;
+        BINARY(AddOp)
+        BINARY(SubOp)
+        BINARY(MulOp)
+        BINARY(FloorDivOp)
+        BINARY(ModOp)
+        BINARY(MinOp)
+        BINARY(MaxOp)
+        BINARY(CeilDivOp)
+        BINARY(EqOp)
+        BINARY(NeOp)
+        BINARY(LtOp)
+        BINARY(LeOp)
+        BINARY(GtOp)
+        BINARY(GeOp)
+        BINARY(AndOp)
+        BINARY(OrOp)
+#undef BINARY
+      }
+      stack.push_back(result);
+      break;
+    }
+    }
+  }
+}
+
+SmallVector<Value> Importer::eventIndex(const collrt_stmt_t &stmt,
+                                        uint8_t event, int slot) {
+  SmallVector<Value> index;
+  if (!event)
+    return index;
+  for (int i = slot; i < slot + 2; ++i)
+    if (stmt.expr[i] != COLLRT_EXPR_NONE)
+      index.push_back(decode(stmt.expr[i]));
+  if (index.empty())
+    index.push_back(constant(0));
+  return index;
+}
+
+void Importer::importTransfer(const collrt_stmt_t &stmt) {
+  SmallVector<Value> wait =
+      eventIndex(stmt, stmt.wait_event, COLLRT_E_WAIT_I);
+  SmallVector<Value> signal =
+      eventIndex(stmt, stmt.signal_event, COLLRT_E_SIGNAL_I);
+  FlatSymbolRefAttr waitRef = eventRef(stmt.wait_event);
+  FlatSymbolRefAttr signalRef = eventRef(stmt.signal_event);
+  switch (stmt.kind) {
+  case COLLRT_STMT_SEND:
+    builder.create<SendOp>(loc, static_cast<Buffer>(stmt.buf0),
+                           expr(stmt, COLLRT_E_OFF), expr(stmt, COLLRT_E_LEN),
+                           expr(stmt, COLLRT_E_PEER), expr(stmt, COLLRT_E_TAG),
+                           waitRef, wait, signalRef, signal);
+    break;
+  case COLLRT_STMT_RECV:
+    builder.create<RecvOp>(loc, static_cast<Buffer>(stmt.buf0),
+                           expr(stmt, COLLRT_E_OFF), expr(stmt, COLLRT_E_LEN),
+                           expr(stmt, COLLRT_E_PEER), expr(stmt, COLLRT_E_TAG),
+                           waitRef, wait, signalRef, signal);
+    break;
+  default:
+    builder.create<CopyOp>(loc, static_cast<Buffer>(stmt.buf0),
+                           expr(stmt, COLLRT_E_SRC_OFF),
+                           static_cast<Buffer>(stmt.buf1),
+                           expr(stmt, COLLRT_E_DST_OFF),
+                           expr(stmt, COLLRT_E_LEN), waitRef, wait, signalRef,
+                           signal);
+    break;
+  }
+}
+
+void Importer::importBody(size_t first, size_t count) {
+  for (size_t i = first; i < first + count; ++i) {
+    const collrt_stmt_t &stmt = desc.stmts[i];
+    OpBuilder::InsertionGuard guard(builder);
+    switch (stmt.kind) {
+    case COLLRT_STMT_PHASE: {
+      auto phase = builder.create<PhaseOp>(
+          loc, builder.getStringAttr("phase" + std::to_string(i)),
+          builder.getI64IntegerAttr(stmt.slot));
+      builder.setInsertionPointToStart(&phase.getBody().emplaceBlock());
+      importBody(i + 1, stmt.body);
+      break;
+    }
+    case COLLRT_STMT_FOR: {
+      Value seed = stmt.buf0 == COLLRT_ORDER_RANDOM
+                       ? expr(stmt, COLLRT_E_SEED)
+                       : Value();
+      auto loop = builder.create<ForOp>(
+          loc, expr(stmt, COLLRT_E_LO), expr(stmt, COLLRT_E_HI),
+          stmt.buf0 == COLLRT_ORDER_RANDOM, seed);
+      Block &body = loop.getBody().emplaceBlock();
+      vars[stmt.slot] = body.addArgument(builder.getIndexType(), loc);
+      builder.setInsertionPointToStart(&body);
+      importBody(i + 1, stmt.body);
+      break;
+    }
+    case COLLRT_STMT_IF: {
+      auto branch = builder.create<IfOp>(loc, expr(stmt, COLLRT_E_COND));
+      builder.setInsertionPointToStart(&branch.getBody().emplaceBlock());
+      importBody(i + 1, stmt.body);
+      break;
+    }
+    case COLLRT_STMT_LET:
+      vars[stmt.slot] = expr(stmt, COLLRT_E_VALUE);
+      break;
+    default:
+      importTransfer(stmt);
+      break;
+    }
+    i += stmt.body;
+  }
+}
+
+static StringRef collectiveName(uint8_t op) {
+  switch (op) {
+  case COLLRT_OP_ALLTOALL:
+    return "alltoall";
+  case COLLRT_OP_ALLTOALLV:
+    return "alltoallv";
+  default:
+    return "allgatherv";
+  }
+}
+
+static StringRef algorithmName(uint8_t algorithm) {
+  return algorithm == COLLRT_ALG_BLOCKED_RING ? "blocked-ring" : "direct";
+}
+
+OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
+                                        MLIRContext *context, Location loc) {
+  context->loadDialect<SchedDialect>();
+  const collrt_plan_desc_t &desc = *collrt_plan_desc(plan);
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToStart(module->getBody());
+
+  SmallVector<int64_t, 3> shape;
+  SmallVector<bool, 3> wrap;
+  for (unsigned d = 0; d < desc.ndims; ++d) {
+    shape.push_back(desc.shape[d]);
+    wrap.push_back(desc.wrap_mask & (1u << d));
+  }
+  auto topology = coll::TopologyAttr::get(
+      context, shape, wrap, desc.ranks_per_node, desc.alpha_ps,
+      desc.beta_ps_per_byte, desc.gamma_ps_per_byte);
+  SmallVector<Attribute> fifos;
+  for (unsigned f = 0; f < desc.nfifos; ++f)
+    fifos.push_back(FifoAttr::get(context, desc.fifos[f].send_depth,
+                                  desc.fifos[f].recv_depth));
+  SmallVector<StringRef> eventNames;
+  SmallVector<std::string> storage;
+  for (unsigned e = 0; e < desc.nevents; ++e)
+    storage.push_back("e" + std::to_string(e));
+  for (const std::string &name : storage)
+    eventNames.push_back(name);
+
+  auto planOp = builder.create<PlanOp>(
+      loc, builder.getStringAttr("plan"),
+      builder.getStringAttr(collectiveName(desc.op)),
+      builder.getStringAttr(algorithmName(desc.algorithm)), topology,
+      builder.getArrayAttr(fifos), builder.getStrArrayAttr(eventNames));
+  builder.setInsertionPointToStart(&planOp.getBody().emplaceBlock());
+  Importer importer(desc, builder, loc);
+  if (desc.scratch_expr != COLLRT_EXPR_NONE)
+    importer.importScratch(desc.scratch_expr);
+  importer.importBody(0, desc.nstmts);
+  return module;
+}

@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration for collc: dialect, pass, CLI and runtime tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "COLLC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.collc_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%examples", os.path.join(config.collc_src_root, "examples")))
+# MPICH's hydra: allow oversubscription and keep runs independent of the
+# caller's environment; -n is given per test.
+config.substitutions.append(("%mpiexec", config.mpiexec))
+
+llvm_config.with_system_environment(["HOME", "USER", "TMPDIR", "HYDRA_LAUNCHER"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.collc_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("%collc", os.path.join(config.collc_tools_dir, "collc")),
+    ToolSubst("%collc-opt", os.path.join(config.collc_tools_dir, "collc-opt")),
+    ToolSubst("%collc-run", os.path.join(config.collc_tools_dir, "collc-run")),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,236 @@
+//===- collc.cpp - the collc compiler driver ------------------------------===//
+//
+//   collc SPEC.yaml [-o OUT] [--emit=coll|sched|plan|c]   compile a spec
+//   collc FILE.mlir ...                                  compile coll/sched IR
+//   collc PLAN.collplan --emit=sched|c                   inspect a plan
+//
+// Pipeline: spec -> coll IR -> coll-select-algorithm -> coll-lower-* ->
+// cse -> sched-verify -> plan bytes. MLIR's pass manager options
+// (--mlir-print-ir-after-all, --mlir-timing, ...) apply.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/Coll/CollOps.h"
+#include "dialect/Sched/SchedOps.h"
+#include "lib/Frontend/SpecToColl.h"
+#include "lib/Passes/Passes.h"
+#include "lib/Plan/CSource.h"
+#include "lib/Plan/PlanEmitter.h"
+#include "lib/Plan/PlanImporter.h"
+#include "lib/Spec/Spec.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace collc;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class EmitKind { Coll, Sched, Plan, C };
+
+cl::opt<std::string> inputFilename(cl::Positional,
+                                   cl::desc("<spec.yaml | file.mlir | "
+                                            "plan.collplan>"),
+                                   cl::Required);
+cl::opt<std::string> outputFilename(
+    "o", cl::desc("Output file (default: stdout for text, "
+                  "<input>.collplan for --emit=plan)"),
+    cl::value_desc("file"));
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::Plan),
+    cl::values(clEnumValN(EmitKind::Coll, "coll",
+                          "coll IR after algorithm selection"),
+               clEnumValN(EmitKind::Sched, "sched", "the schedule (sched IR)"),
+               clEnumValN(EmitKind::Plan, "plan", "binary .collplan"),
+               clEnumValN(EmitKind::C, "c",
+                          "the plan bytes as a C array and size")));
+cl::opt<int64_t> verifyRanks(
+    "verify-ranks",
+    cl::desc("Simulate and check the schedule for every communicator size "
+             "up to N (0 = skip)"),
+    cl::init(9));
+cl::opt<std::string>
+    symbolName("symbol",
+               cl::desc("C symbol for --emit=c (default: from the input "
+                        "file name)"));
+cl::opt<bool> explain("explain",
+                      cl::desc("Show the cost model's estimates for every "
+                               "candidate algorithm"));
+
+bool isPlanFile(const llvm::MemoryBuffer &buffer) {
+  return buffer.getBufferSize() >= 8 &&
+         std::memcmp(buffer.getBufferStart(), COLLRT_PLAN_MAGIC, 8) == 0;
+}
+
+bool isSpecFile(StringRef path) {
+  return path.ends_with(".yaml") || path.ends_with(".yml");
+}
+
+std::string defaultSymbol() {
+  return sanitizeSymbol(llvm::sys::path::stem(inputFilename).str() + "_plan");
+}
+
+LogicalResult writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write,
+                          StringRef defaultPath) {
+  std::string path = outputFilename.empty() ? defaultPath.str()
+                                            : outputFilename.getValue();
+  std::string error;
+  auto output = openOutputFile(path, &error);
+  if (!output) {
+    llvm::errs() << "collc: error: " << error << "\n";
+    return failure();
+  }
+  write(output->os());
+  output->keep();
+  return success();
+}
+
+LogicalResult writePlan(ArrayRef<uint8_t> bytes) {
+  if (emitKind == EmitKind::C)
+    return writeOutput(
+        [&](llvm::raw_ostream &os) {
+          writePlanCSource(bytes, symbolName.empty() ? defaultSymbol()
+                                                     : symbolName.getValue(),
+                           os);
+        },
+        "-");
+  std::string defaultPath =
+      llvm::sys::path::stem(inputFilename).str() + ".collplan";
+  return writeOutput(
+      [&](llvm::raw_ostream &os) {
+        os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+      },
+      defaultPath);
+}
+
+LogicalResult printModule(ModuleOp module) {
+  return writeOutput([&](llvm::raw_ostream &os) { module.print(os); }, "-");
+}
+
+/// A plan given as input: show it as sched IR or re-wrap its bytes.
+LogicalResult handlePlan(MLIRContext &context,
+                         const llvm::MemoryBuffer &buffer) {
+  collrt_plan_t *raw = nullptr;
+  collrt_diag_t diag;
+  diag.message[0] = '\0';
+  collrt_status_t status = collrt_plan_load(
+      buffer.getBufferStart(), buffer.getBufferSize(), &raw, &diag);
+  if (status != COLLRT_OK) {
+    llvm::errs() << inputFilename << ": error: " << collrt_strerror(status)
+                 << ": " << diag.message << "\n";
+    return failure();
+  }
+  PlanPtr plan(raw);
+  if (emitKind == EmitKind::Sched || emitKind == EmitKind::Coll) {
+    OwningOpRef<ModuleOp> module = importPlan(
+        plan.get(), &context, FileLineColLoc::get(&context, inputFilename, 0, 0));
+    return printModule(*module);
+  }
+  size_t length = 0;
+  const uint8_t *bytes = collrt_plan_bytes(plan.get(), &length);
+  return writePlan(ArrayRef<uint8_t>(bytes, length));
+}
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  OwningOpRef<ModuleOp> module;
+  if (isSpecFile(inputFilename)) {
+    std::optional<Spec> spec = parseSpec(sourceMgr, 1);
+    if (!spec)
+      return failure();
+    module = buildCollModule(
+        *spec, sanitizeSymbol(llvm::sys::path::stem(inputFilename)), &context,
+        FileLineColLoc::get(&context, inputFilename, 1, 1));
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return failure();
+  }
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  pm.addPass(createCollSelectAlgorithm());
+  if (emitKind != EmitKind::Coll) {
+    pm.addPass(createCollLowerDirect());
+    pm.addPass(createCollLowerBlockedRing());
+    pm.addPass(createCSEPass());
+    if (verifyRanks > 0)
+      pm.addPass(createSchedVerify(SchedVerifyOptions{verifyRanks}));
+  }
+  if (failed(pm.run(*module)))
+    return failure();
+  if (emitKind == EmitKind::Coll)
+    return printModule(*module);
+
+  for (Operation &op : module->getBody()->getOperations())
+    if (op.getDialect() && isa<coll::CollDialect>(op.getDialect()))
+      return op.emitError("no lowering produced a schedule for this "
+                          "collective (algorithm ")
+             << op.getAttrOfType<StringAttr>("algorithm") << ")";
+  if (emitKind == EmitKind::Sched)
+    return printModule(*module);
+
+  auto plans = module->getBody()->getOps<sched::PlanOp>();
+  if (plans.empty())
+    return module->emitError("input holds no sched.plan to emit");
+  if (std::next(plans.begin()) != plans.end())
+    return (*std::next(plans.begin())).emitError(
+        "input holds more than one sched.plan; a plan file holds one");
+  FailureOr<PlanPtr> plan = emitPlan(*plans.begin());
+  if (failed(plan))
+    return failure();
+  size_t length = 0;
+  const uint8_t *bytes = collrt_plan_bytes(plan->get(), &length);
+  return writePlan(ArrayRef<uint8_t>(bytes, length));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "collc: a compiler for collective "
+                                          "communication\n");
+
+  DialectRegistry registry;
+  registry.insert<coll::CollDialect, sched::SchedDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      openInputFile(inputFilename, &error);
+  if (!buffer) {
+    llvm::errs() << "collc: error: " << error << "\n";
+    return 1;
+  }
+  if (isPlanFile(*buffer))
+    return failed(handlePlan(context, *buffer)) ? 1 : 0;
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler sourceHandler(sourceMgr, &context);
+  // Selection remarks are for --explain; everything else goes through.
+  ScopedDiagnosticHandler remarkFilter(&context, [](Diagnostic &diag) {
+    return success(diag.getSeverity() == DiagnosticSeverity::Remark &&
+                   !explain);
+  });
+  return failed(compile(context, sourceMgr)) ? 1 : 0;
+}
