@@ -56,7 +56,9 @@ collrt_status_t collrt_start(collrt_coll_t *coll, collrt_diag_t *diag);
 collrt_status_t collrt_test(collrt_coll_t *coll, int *out_done,
                             collrt_diag_t *diag);
 collrt_status_t collrt_wait(collrt_coll_t *coll, collrt_diag_t *diag);
-/* Chrome trace-event JSON of the last run (needs COLLRT_BIND_TRACE). */
+/* Chrome trace-event JSON of the last run (needs COLLRT_BIND_TRACE).
+ * Collective over the bound communicator: rank 0 writes one file holding
+ * every rank (pid = rank, tid = FIFO). */
 collrt_status_t collrt_trace_write(const collrt_coll_t *coll, const char *path,
                                    collrt_diag_t *diag);
 void collrt_coll_free(collrt_coll_t *coll);

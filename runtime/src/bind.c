@@ -1,0 +1,383 @@
+/* Binding a plan to a communicator and buffers: argument checks, the
+ * collective counts check, expansion for the calling rank, and agreement so
+ * that every rank returns an error if any rank failed. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+#include "diag.h"
+
+/* Byte-level view of the user's arguments, the input of expansion. */
+typedef struct bind_args {
+  const collrt_plan_t *plan;
+  MPI_Comm comm;
+  int rank, size;
+  unsigned flags;
+  const void *sendbuf;
+  void *recvbuf;
+  int64_t *arrays; /* scounts, sdispls, rcounts, rdispls (bytes), 4 * size */
+  int *ints;       /* 5 * size ints for the counts check */
+  collrt_expand_input_t in;
+} bind_args_t;
+
+static collrt_status_t mpi_error(collrt_diag_t *diag, int rc, const char *what) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  MPI_Error_string(rc, msg, &n);
+  collrt_diag_set(diag, "%s failed: %s", what, msg);
+  return COLLRT_ERR_MPI;
+}
+
+/* Checks that can fail without a valid communicator return at once: they
+ * fail on every rank alike when the caller passes them alike. */
+static collrt_status_t begin(bind_args_t *a, const collrt_plan_t *plan,
+                             MPI_Comm comm, collrt_coll_t **out,
+                             collrt_diag_t *diag) {
+  memset(a, 0, sizeof *a);
+  if (!plan || !out || comm == MPI_COMM_NULL) {
+    collrt_diag_set(diag, "collrt_bind: %s", !plan ? "plan is NULL" : !out ? "out_coll is NULL"
+                                                                          : "comm is MPI_COMM_NULL");
+    return COLLRT_ERR_ARG;
+  }
+  *out = NULL;
+  int inter = 0, rc;
+  if ((rc = MPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
+    return mpi_error(diag, rc, "MPI_Comm_test_inter");
+  if (inter) {
+    collrt_diag_set(diag, "collrt_bind: comm is an intercommunicator; plans run on intracommunicators");
+    return COLLRT_ERR_ARG;
+  }
+  MPI_Comm_size(comm, &a->size);
+  MPI_Comm_rank(comm, &a->rank);
+  a->plan = plan;
+  a->comm = comm;
+  a->arrays = calloc(4 * (size_t)a->size, sizeof *a->arrays);
+  a->ints = calloc(5 * (size_t)a->size, sizeof *a->ints);
+  if (!a->arrays || !a->ints) {
+    free(a->arrays);
+    free(a->ints);
+    collrt_diag_set(diag, "cannot allocate count arrays for %d ranks", a->size);
+    return COLLRT_ERR_NOMEM;
+  }
+  a->in.size = a->size;
+  a->in.rank = a->rank;
+  a->in.scounts = a->arrays;
+  a->in.sdispls = a->arrays + a->size;
+  a->in.rcounts = a->arrays + 2 * a->size;
+  a->in.rdispls = a->arrays + 3 * a->size;
+  return COLLRT_OK;
+}
+
+static collrt_status_t type_size(MPI_Datatype type, int64_t *out,
+                                 collrt_diag_t *diag) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (type == MPI_DATATYPE_NULL) {
+    collrt_diag_set(diag, "collrt_bind: datatype is MPI_DATATYPE_NULL");
+    return COLLRT_ERR_ARG;
+  }
+  MPI_Type_size(type, &size);
+  MPI_Type_get_extent(type, &lb, &extent);
+  if (lb != 0 || (MPI_Aint)size != extent || size <= 0) {
+    collrt_diag_set(diag, "collrt_bind: datatype has size %d but extent %ld (lb %ld); collrt needs contiguous types (size == extent > 0, lb 0)",
+                    size, (long)extent, (long)lb);
+    return COLLRT_ERR_ARG;
+  }
+  *out = size;
+  return COLLRT_OK;
+}
+
+/* Converts element counts/displacements to bytes and derives the buffer
+ * extents the steps may touch. */
+static collrt_status_t to_bytes(bind_args_t *a, const int *counts, const int *displs,
+                                int64_t tsize, int64_t *out_counts, int64_t *out_displs,
+                                int64_t *extent, const char *what, collrt_diag_t *diag) {
+  int64_t ext = 0;
+  for (int j = 0; j < a->size; ++j) {
+    if (counts[j] < 0 || displs[j] < 0) {
+      collrt_diag_set(diag, "collrt_bind on rank %d: %s%s[%d] = %d is negative", a->rank, what,
+                      counts[j] < 0 ? "counts" : "displs", j, counts[j] < 0 ? counts[j] : displs[j]);
+      return COLLRT_ERR_ARG;
+    }
+    out_counts[j] = counts[j] * tsize;
+    out_displs[j] = displs[j] * tsize;
+    if (out_counts[j] && out_displs[j] + out_counts[j] > ext)
+      ext = out_displs[j] + out_counts[j];
+  }
+  *extent = ext;
+  return COLLRT_OK;
+}
+
+static collrt_status_t check_size(const bind_args_t *a, collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
+  if (collrt_plan_needs_exact_size(a->plan) &&
+      (uint64_t)a->size != collrt_plan_topology_ranks(a->plan)) {
+    collrt_diag_set(diag, "communicator has %d ranks but the plan was compiled for a %ux%ux%u %s with %u rank%s per node (%llu ranks)",
+                    a->size, d->shape[0], d->shape[1], d->shape[2], d->wrap_mask ? "torus" : "mesh",
+                    d->ranks_per_node, d->ranks_per_node == 1 ? "" : "s",
+                    (unsigned long long)collrt_plan_topology_ranks(a->plan));
+    return COLLRT_ERR_COMM_MISMATCH;
+  }
+  if (d->ranks_per_node > 1 && a->size % (int)d->ranks_per_node) {
+    collrt_diag_set(diag, "communicator has %d ranks, not a multiple of the plan's %u ranks per node",
+                    a->size, d->ranks_per_node);
+    return COLLRT_ERR_COMM_MISMATCH;
+  }
+  return COLLRT_OK;
+}
+
+/* Expands (if the local checks passed), agrees on the outcome with every
+ * rank, and builds the handle. */
+static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
+                              collrt_diag_t *diag) {
+  collrt_coll_t *c = NULL;
+  if (!st)
+    st = check_size(a, diag);
+  c = calloc(1, sizeof *c);
+  if (c)
+    for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
+      c->fifo_comm[f] = MPI_COMM_NULL;
+  if (!st && !c) {
+    collrt_diag_set(diag, "cannot allocate the collective handle");
+    st = COLLRT_ERR_NOMEM;
+  }
+  if (!st)
+    st = collrt_expand(a->plan, &a->in, &c->steps, diag);
+  if (!st) {
+    const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
+    size_t n = c->steps.count;
+    c->buf[COLLRT_BUF_SEND] = (uint8_t *)(uintptr_t)a->sendbuf;
+    c->buf[COLLRT_BUF_RECV] = a->recvbuf;
+    c->buf[COLLRT_BUF_SCRATCH] = malloc(c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1);
+    c->reqs = malloc((n + 1) * sizeof *c->reqs);
+    c->req_step = malloc((n + 1) * sizeof *c->req_step);
+    c->indices = malloc((n + 1) * sizeof *c->indices);
+    c->statuses = malloc((n + 1) * sizeof *c->statuses);
+    if (a->flags & COLLRT_BIND_TRACE) {
+      c->t_issue = calloc(n + 1, sizeof *c->t_issue);
+      c->t_done = calloc(n + 1, sizeof *c->t_done);
+    }
+    if (!c->buf[COLLRT_BUF_SCRATCH] || !c->reqs || !c->req_step || !c->indices || !c->statuses ||
+        ((a->flags & COLLRT_BIND_TRACE) && (!c->t_issue || !c->t_done))) {
+      collrt_diag_set(diag, "cannot allocate %lld scratch bytes and state for %zu steps",
+                      (long long)c->steps.scratch_bytes, n);
+      st = COLLRT_ERR_NOMEM;
+      goto agree;
+    }
+    if ((st = collrt_fq_init(&c->fq, c->steps.steps, n, d->fifos, d->nfifos))) {
+      collrt_diag_set(diag, "cannot allocate FIFO queues for %zu steps", n);
+      goto agree;
+    }
+    c->fq_ready = 1;
+  }
+agree:;
+  /* agreement: every rank learns the lowest failing status and its rank */
+  struct { int status, rank; } mine = {st, a->rank}, worst;
+  int rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm);
+  if (rc != MPI_SUCCESS) {
+    st = mpi_error(diag, rc, "MPI_Allreduce (bind agreement)");
+    goto fail;
+  }
+  if (worst.status != COLLRT_OK) {
+    if (st == COLLRT_OK) {
+      st = (collrt_status_t)worst.status;
+      collrt_diag_set(diag, "rank %d failed to bind (%s); see its diagnostic",
+                      worst.rank, collrt_strerror(st));
+    }
+    goto fail;
+  }
+  const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
+  c->comm = a->comm;
+  c->rank = a->rank;
+  c->size = a->size;
+  c->flags = a->flags;
+  c->nfifos = d->nfifos;
+  /* Collective from here on: every rank reached this point. */
+  for (int f = 0; f < d->nfifos; ++f) {
+    if ((rc = MPI_Comm_dup(a->comm, &c->fifo_comm[f])) != MPI_SUCCESS) {
+      st = mpi_error(diag, rc, "MPI_Comm_dup");
+      goto fail;
+    }
+    MPI_Comm_set_errhandler(c->fifo_comm[f], MPI_ERRORS_RETURN);
+  }
+  free(a->arrays);
+  free(a->ints);
+  *out = c;
+  return COLLRT_OK;
+fail:
+  free(a->arrays);
+  free(a->ints);
+  collrt_coll_free(c);
+  return st;
+}
+
+collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
+                                     const void *sendbuf, void *recvbuf,
+                                     int count, MPI_Datatype type,
+                                     unsigned flags, collrt_coll_t **out,
+                                     collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  if (st)
+    return st;
+  a.flags = flags;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  int64_t tsize = 0;
+  st = type_size(type, &tsize, diag);
+  if (!st && count < 0) {
+    collrt_diag_set(diag, "collrt_bind_alltoall on rank %d: count %d is negative", a.rank, count);
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st && (sendbuf == MPI_IN_PLACE || (count && (!sendbuf || !recvbuf)))) {
+    collrt_diag_set(diag, "collrt_bind_alltoall on rank %d: buffers must be distinct and non-NULL (MPI_IN_PLACE is not supported)", a.rank);
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st) {
+    int64_t block = count * tsize;
+    for (int j = 0; j < a.size; ++j) {
+      a.arrays[j] = a.arrays[2 * a.size + j] = block;
+      a.arrays[a.size + j] = a.arrays[3 * a.size + j] = j * block;
+    }
+    a.in.send_bytes = a.in.recv_bytes = a.size * block;
+  }
+  if (flags & COLLRT_BIND_CHECK_COUNTS) {
+    int mm[2] = {-count, count}, g[2];
+    MPI_Allreduce(mm, g, 2, MPI_INT, MPI_MAX, comm);
+    if (!st && (-g[0] != count || g[1] != count)) {
+      collrt_diag_set(diag, "collrt_bind_alltoall: rank %d passes count %d but counts range over [%d, %d]",
+                      a.rank, count, -g[0], g[1]);
+      st = COLLRT_ERR_COUNTS;
+    }
+  }
+  return finish(&a, st, out, diag);
+}
+
+collrt_status_t collrt_bind_alltoallv(
+    const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
+    const int sendcounts[], const int sdispls[], void *recvbuf,
+    const int recvcounts[], const int rdispls[], MPI_Datatype type,
+    unsigned flags, collrt_coll_t **out, collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  if (st)
+    return st;
+  a.flags = flags;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  int P = a.size;
+  int64_t tsize = 0;
+  if (!sendcounts || !sdispls || !recvcounts || !rdispls || sendbuf == MPI_IN_PLACE) {
+    collrt_diag_set(diag, "collrt_bind_alltoallv on rank %d: a count or displacement array is NULL, or MPI_IN_PLACE (not supported)", a.rank);
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st)
+    st = type_size(type, &tsize, diag);
+  if (!st)
+    st = to_bytes(&a, sendcounts, sdispls, tsize, a.arrays, a.arrays + P, &a.in.send_bytes, "send", diag);
+  if (!st)
+    st = to_bytes(&a, recvcounts, rdispls, tsize, a.arrays + 2 * P, a.arrays + 3 * P,
+                  &a.in.recv_bytes, "recv", diag);
+  if (flags & COLLRT_BIND_CHECK_COUNTS) {
+    /* got[j] = what rank j sends to this rank; always exchanged, so that a
+     * rank with bad arguments still takes part in the collective */
+    int *got = a.ints, *mine = a.ints + P;
+    if (sendcounts)
+      memcpy(mine, sendcounts, (size_t)P * sizeof *mine);
+    int rc = MPI_Alltoall(mine, 1, MPI_INT, got, 1, MPI_INT, comm);
+    if (rc != MPI_SUCCESS && !st)
+      st = mpi_error(diag, rc, "MPI_Alltoall (counts check)");
+    for (int j = 0; !st && j < P; ++j)
+      if (got[j] != recvcounts[j]) {
+        collrt_diag_set(diag, "inconsistent alltoallv counts: rank %d sends %d elements to rank %d but rank %d expects %d (recvcounts[%d])",
+                        j, got[j], a.rank, a.rank, recvcounts[j], j);
+        st = COLLRT_ERR_COUNTS;
+      }
+  }
+  return finish(&a, st, out, diag);
+}
+
+collrt_status_t collrt_bind_allgatherv(
+    const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
+    int sendcount, void *recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype type, unsigned flags, collrt_coll_t **out,
+    collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  if (st)
+    return st;
+  a.flags = flags;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  int P = a.size;
+  int64_t tsize = 0;
+  if (!recvcounts || !displs || sendbuf == MPI_IN_PLACE || sendcount < 0) {
+    collrt_diag_set(diag, "collrt_bind_allgatherv on rank %d: %s", a.rank,
+                    sendcount < 0 ? "sendcount is negative"
+                                  : "recvcounts or displs is NULL, or MPI_IN_PLACE (not supported)");
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st)
+    st = type_size(type, &tsize, diag);
+  if (!st)
+    st = to_bytes(&a, recvcounts, displs, tsize, a.arrays + 2 * P, a.arrays + 3 * P,
+                  &a.in.recv_bytes, "recv", diag);
+  if (!st) {
+    for (int j = 0; j < P; ++j)
+      a.arrays[j] = sendcount * tsize;
+    a.in.send_bytes = sendcount * tsize;
+  }
+  if (flags & COLLRT_BIND_CHECK_COUNTS) {
+    /* sendcount of every rank, and the range of every recvcounts entry */
+    int *got = a.ints, *range = a.ints + P, *mine = a.ints + 3 * P;
+    for (int j = 0; j < P; ++j) {
+      int v = recvcounts ? recvcounts[j] : 0;
+      mine[j] = -v; /* MAX of -v = -MIN of v */
+      mine[P + j] = v;
+    }
+    int rc = MPI_Allgather(&sendcount, 1, MPI_INT, got, 1, MPI_INT, comm);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Allreduce(mine, range, 2 * P, MPI_INT, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS && !st)
+      st = mpi_error(diag, rc, "MPI_Allgather/MPI_Allreduce (counts check)");
+    for (int j = 0; !st && j < P; ++j) {
+      if (-range[j] != recvcounts[j] || range[P + j] != recvcounts[j]) {
+        collrt_diag_set(diag, "inconsistent allgatherv counts: rank %d passes recvcounts[%d] = %d but the ranks pass values in [%d, %d]",
+                        a.rank, j, recvcounts[j], -range[j], range[P + j]);
+        st = COLLRT_ERR_COUNTS;
+      } else if (got[j] != recvcounts[j]) {
+        collrt_diag_set(diag, "inconsistent allgatherv counts: rank %d sends %d elements but recvcounts[%d] = %d",
+                        j, got[j], j, recvcounts[j]);
+        st = COLLRT_ERR_COUNTS;
+      }
+    }
+  }
+  return finish(&a, st, out, diag);
+}
+
+void collrt_coll_free(collrt_coll_t *c) {
+  if (!c)
+    return;
+  for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
+    if (c->fifo_comm[f] != MPI_COMM_NULL)
+      MPI_Comm_free(&c->fifo_comm[f]);
+  /* requests left by an abandoned run */
+  for (int k = 0; k < c->nactive; ++k)
+    if (c->reqs[k] != MPI_REQUEST_NULL) {
+      MPI_Cancel(&c->reqs[k]);
+      MPI_Request_free(&c->reqs[k]);
+    }
+  if (c->fq_ready)
+    collrt_fq_free(&c->fq);
+  collrt_steps_free(&c->steps);
+  free(c->buf[COLLRT_BUF_SCRATCH]);
+  free(c->reqs);
+  free(c->req_step);
+  free(c->indices);
+  free(c->statuses);
+  free(c->t_issue);
+  free(c->t_done);
+  free(c);
+}

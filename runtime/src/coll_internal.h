@@ -1,0 +1,29 @@
+/* The bound collective shared by bind (construction), engine (execution) and
+ * trace (output). */
+#ifndef COLLRT_COLL_INTERNAL_H
+#define COLLRT_COLL_INTERNAL_H
+
+#include "collc/collrt.h"
+#include "fifo_queue.h"
+
+struct collrt_coll {
+  MPI_Comm comm; /* the user's communicator (not owned) */
+  int rank, size;
+  unsigned flags;
+  int nfifos;
+  MPI_Comm fifo_comm[COLLRT_MAX_FIFOS]; /* one private duplicate per FIFO */
+  uint8_t *buf[COLLRT_BUF_COUNT_];      /* send, receive, scratch (owned) */
+  collrt_steps_t steps;
+  collrt_fifo_queue_t fq;
+  int fq_ready;
+  MPI_Request *reqs;   /* outstanding requests, compact */
+  uint32_t *req_step;  /* step of each outstanding request */
+  int *indices;        /* MPI_Testsome output */
+  MPI_Status *statuses;
+  int nactive;
+  int running;         /* between start and the completion seen by test/wait */
+  double t_start;      /* MPI_Wtime at the last start */
+  double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */
+};
+
+#endif
