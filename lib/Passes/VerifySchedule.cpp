@@ -101,8 +101,8 @@ struct SchedVerifyPass : public collc::impl::SchedVerifyBase<SchedVerifyPass> {
         collrt_status_t status =
             collrt_simulate(plan->get(), &input, &result, &diag);
         if (status != COLLRT_OK)
-          return planOp.emitError("schedule fails verification with ")
-                 << p << " ranks and " << dist.name
+          return planOp.emitError("schedule fails verification for P = ")
+                 << p << " with " << dist.name
                  << " counts: " << collrt_strerror(status) << ": "
                  << diag.message;
       }

@@ -139,6 +139,11 @@ LogicalResult handlePlan(MLIRContext &context,
   if (emitKind == EmitKind::Sched || emitKind == EmitKind::Coll) {
     OwningOpRef<ModuleOp> module = importPlan(
         plan.get(), &context, FileLineColLoc::get(&context, inputFilename, 0, 0));
+    // The plan inlines expressions at every use; CSE makes the IR readable.
+    PassManager pm(&context);
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return failure();
     return printModule(*module);
   }
   size_t length = 0;

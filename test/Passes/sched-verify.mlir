@@ -1,0 +1,82 @@
+// Deliberately broken schedules: the verifier must catch each one.
+// RUN: collc-opt %s --sched-verify=max-ranks=4 -split-input-file -verify-diagnostics
+
+// Receives land at the displacement of the rank they send to.
+// expected-error @+1 {{schedule fails verification for P = 3 with uniform 1 B counts: out of bounds: rank 0's receive buffer at offset 1 holds byte 0 of rank 2's send buffer}}
+sched.plan @misplaced attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %p = sched.size
+    %zero = sched.const 0
+    %one = sched.const 1
+    %own = sched.count recvcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %own
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %src = sched.mod %s, %p
+      %roff = sched.count recvdispl[%dst]
+      %rlen = sched.count recvcount[%src]
+      sched.recv recvbuf[%roff, %rlen] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      %slen = sched.count sendcount[%dst]
+      sched.send sendbuf[%soff, %slen] to %dst tag %zero
+    }
+  }
+}
+
+// -----
+
+// Senders cut every block to one byte; receivers expect all of it.
+// expected-error @+1 {{schedule fails verification for P = 2 with uniform 7 B counts}}
+sched.plan @length_mismatch attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %p = sched.size
+    %zero = sched.const 0
+    %one = sched.const 1
+    %own = sched.count recvcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %own
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %src = sched.mod %s, %p
+      %roff = sched.count recvdispl[%src]
+      %rlen = sched.count recvcount[%src]
+      sched.recv recvbuf[%roff, %rlen] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      %slen = sched.count sendcount[%dst]
+      %short = sched.min %slen, %one
+      sched.send sendbuf[%soff, %short] to %dst tag %zero
+    }
+  }
+}
+
+// -----
+
+// Every rank forwards only what it has received: nobody starts.
+// expected-error @+1 {{schedule fails verification for P = 1 with spike counts: deadlock}}
+sched.plan @ring_without_start attributes {collective = "allgatherv", algorithm = "blocked-ring", events = ["arrived"], fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "ring" fifo(0) {
+    %r = sched.rank
+    %p = sched.size
+    %zero = sched.const 0
+    %one = sched.const 1
+    %n = sched.add %r, %one
+    %next = sched.mod %n, %p
+    %b = sched.sub %r, %one
+    %prev = sched.mod %b, %p
+    %len = sched.count recvcount[%prev]
+    %off = sched.count recvdispl[%prev]
+    sched.recv recvbuf[%off, %len] from %prev tag %zero signal @arrived[%zero]
+    %mine = sched.count recvcount[%r]
+    %moff = sched.count recvdispl[%r]
+    sched.send recvbuf[%moff, %mine] to %next tag %zero wait @arrived[%zero]
+  }
+}
