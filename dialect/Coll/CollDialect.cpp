@@ -38,9 +38,9 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (extent < 1)
       return emitError() << "(T1) dimension " << i << " has " << extent
                          << " nodes; every dimension needs at least 1";
-    nodes *= extent;
-    if (nodes > INT32_MAX)
+    if (extent > INT32_MAX / nodes)
       return emitError() << "(T3) topology has more than 2^31-1 nodes";
+    nodes *= extent;
   }
   if (wrap.size() != shape.size())
     return emitError() << "(T2) wrap has " << wrap.size()
@@ -48,7 +48,8 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (ranksPerNode < 1)
     return emitError() << "(T3) ranks_per_node is " << ranksPerNode
                        << "; it must be at least 1";
-  if (nodes * ranksPerNode > INT32_MAX)
+  // Divide rather than multiply: nodes * ranksPerNode can overflow int64_t.
+  if (ranksPerNode > INT32_MAX / nodes)
     return emitError() << "(T3) " << nodes << " nodes x " << ranksPerNode
                        << " ranks per node exceeds 2^31-1 ranks";
   for (int64_t ps : {alphaPs, betaPs, gammaPs})

@@ -1,0 +1,98 @@
+// Each coll constraint (CollAttrs.td T1-T4, CollOps.td C1-C5) has a case
+// named after it that breaks exactly that constraint.
+// RUN: collc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{(T1) topology needs 1 to 3 dimensions, got 4}}
+coll.alltoall @topology_t1 {topology = #coll.topology<shape = [2, 2, 2, 2], wrap = [true, true, true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T1) dimension 1 has 0 nodes; every dimension needs at least 1}}
+coll.alltoall @topology_t1_extent {topology = #coll.topology<shape = [4, 0], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T2) wrap has 1 entries but shape has 2}}
+coll.alltoall @topology_t2 {topology = #coll.topology<shape = [4, 4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T3) ranks_per_node is 0; it must be at least 1}}
+coll.alltoall @topology_t3 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 0, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T3) 65536 nodes x 65536 ranks per node exceeds 2^31-1 ranks}}
+coll.alltoall @topology_t3_ranks {topology = #coll.topology<shape = [256, 256], wrap = [true, true], ranks_per_node = 65536, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// 8 x 2^61 wraps to 0 in 64 bits; the check must not overflow.
+// expected-error @+1 {{(T3) 8 nodes x 2305843009213693952 ranks per node exceeds 2^31-1 ranks}}
+coll.alltoall @topology_t3_overflow {topology = #coll.topology<shape = [8], wrap = [true], ranks_per_node = 2305843009213693952, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T4) cost parameter -1 ps is outside [0, 2^32)}}
+coll.alltoall @topology_t4 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = -1, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(T4) cost parameter 4294967296 ps is outside [0, 2^32)}}
+coll.alltoall @topology_t4_large {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 4294967296, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoall' op (C1) byte range [8, 4] is empty or negative}}
+coll.alltoall @alltoall_c1 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, min_bytes = 8, max_bytes = 4}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoallv' op (C1) byte range [-1, 4096] is empty or negative}}
+coll.alltoallv @alltoallv_c1 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, min_bytes = -1}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoall' op (C2) algorithm 'blocked-ring' is not one of auto, direct}}
+coll.alltoall @alltoall_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "blocked-ring"}
+
+// -----
+
+// expected-error @+1 {{'coll.allgatherv' op (C2) algorithm 'two-phase' is not one of auto, direct, blocked-ring}}
+coll.allgatherv @allgatherv_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "two-phase"}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoall' op (C3) order 'dimension' is not shift or random}}
+coll.alltoall @alltoall_c3 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, order = "dimension"}
+
+// -----
+
+// expected-error @+1 {{'coll.allgatherv' op (C3) order random needs algorithm direct, not blocked-ring}}
+coll.allgatherv @allgatherv_c3 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "blocked-ring", order = "random"}
+
+// -----
+
+// expected-error @+1 {{'coll.allgatherv' op (C4) block_bytes is 0; it must be >= 1}}
+coll.allgatherv @allgatherv_c4 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, block_bytes = 0}
+
+// -----
+
+// expected-error @+1 {{'coll.allgatherv' op (C4) block_bytes needs algorithm blocked-ring, not direct}}
+coll.allgatherv @allgatherv_c4_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "direct", block_bytes = 1024}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoall' op (C5) fifo_depth is 0; it must be in [1, 65535]}}
+coll.alltoall @alltoall_c5 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, fifo_depth = 0}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoallv' op (C5) fifo_depth is 65536; it must be in [1, 65535]}}
+coll.alltoallv @alltoallv_c5 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, fifo_depth = 65536}
+
+// -----
+
+// 2 x 2^62 wraps negative in 64 bits; the check must not overflow.
+// expected-error @+1 {{(T3) topology has more than 2^31-1 nodes}}
+coll.alltoall @topology_t3_nodes {topology = #coll.topology<shape = [2, 4611686018427387904], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
