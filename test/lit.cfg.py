@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.collc_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%examples", os.path.join(config.collc_src_root, "examples")))
@@ -21,6 +21,8 @@ config.substitutions.append(("%mpiexec", config.mpiexec))
 
 llvm_config.with_system_environment(["HOME", "USER", "TMPDIR", "HYDRA_LAUNCHER"])
 llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.collc_tools_dir, append_path=True)
 
 tool_dirs = [config.collc_tools_dir, config.llvm_tools_dir]
 tools = [
