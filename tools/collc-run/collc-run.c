@@ -1,0 +1,412 @@
+/* collc-run: runs a plan under mpiexec, checks it byte for byte against the
+ * MPI library's own collective, and times it.
+ *
+ *   mpiexec -n P collc-run PLAN [--bytes N] [--iters N] [--warmup N] [--check]
+ *       [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]
+ *       [--comm world|split|reordered] [--native] [--trace FILE]
+ *       [--verify-counts]
+ *
+ * --bytes N: alltoall: bytes per (sender, receiver) block; alltoallv and
+ * allgatherv: the base / largest size of the count distribution. With
+ * m(i) the distribution over an index i in [0, P):
+ *   regular    m = N everywhere
+ *   bcast      m(0) = N, others 0
+ *   spike      m(P/2) = N, others 1
+ *   half       m(i) = N for even i, 0 for odd i
+ *   linear     m(i) = floor(N * (i + 1) / P)      (N at i = P-1)
+ *   geometric  m(i) = floor(N / 2^i)              (0 once shifted out)
+ *   random     0 with probability 1/4, else uniform in [1, N], from splitmix64
+ *              seeded with --seed and the index
+ * allgatherv: rank i contributes m(i) bytes. alltoallv: rank s sends
+ * m((s + d) mod P) bytes to rank d, except bcast and spike, where the
+ * sender's index decides (m(s): rank 0 resp. rank P/2 sends N to everyone).
+ *
+ * Buffers are MPI_BYTE. v-collective displacements are laid out in reverse
+ * rank order with gaps of 1..3 bytes, so displacement bugs show, and --check
+ * compares whole receive buffers (gaps included) with the native collective.
+ *
+ * Output (rank 0 of MPI_COMM_WORLD), one line per measurement:
+ *   op=... alg=... impl=collc P=... bytes=... iters=... median_us=... min_us=...
+ *   op=... alg=... impl=mpi   P=... ... ratio=<collc median / mpi median>
+ * where each iteration is MPI_Barrier; start+wait (or the native call), its
+ * time is the maximum over ranks, and median/min are over iterations. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collc/collrt.h"
+
+typedef enum { D_REGULAR, D_BCAST, D_SPIKE, D_HALF, D_LINEAR, D_GEOMETRIC, D_RANDOM } dist_t;
+static const char *dist_names[] = {"regular", "bcast", "spike", "half", "linear", "geometric", "random"};
+
+typedef struct options {
+  const char *plan;
+  long long bytes;
+  int iters, warmup, check, native, verify_counts;
+  dist_t dist;
+  unsigned long long seed;
+  const char *comm, *trace;
+} options_t;
+
+typedef struct bufs {
+  int P, rank;
+  uint8_t *send, *recv, *ref;
+  size_t send_len, recv_len;
+  int *sc, *sd, *rc, *rd; /* bytes */
+  int count;              /* alltoall block / allgatherv sendcount */
+} bufs_t;
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+static long long dist_value(const options_t *o, int P, int i) {
+  long long N = o->bytes;
+  switch (o->dist) {
+  case D_REGULAR: return N;
+  case D_BCAST: return i == 0 ? N : 0;
+  case D_SPIKE: return i == P / 2 ? N : 1;
+  case D_HALF: return i % 2 ? 0 : N;
+  case D_LINEAR: return N * (i + 1) / P;
+  case D_GEOMETRIC: return i >= 63 ? 0 : N >> i;
+  case D_RANDOM: {
+    uint64_t r = splitmix64(o->seed * 0x100000001B3ull + (uint64_t)i);
+    return (r & 3) == 0 || N == 0 ? 0 : 1 + (long long)((r >> 2) % (uint64_t)N);
+  }
+  }
+  return N;
+}
+
+static int pair_count(const options_t *o, int P, int s, int d) {
+  int idx = (o->dist == D_BCAST || o->dist == D_SPIKE) ? s : (s + d) % P;
+  return (int)dist_value(o, P, idx);
+}
+
+/* Reverse rank order with gaps of 1..3 bytes; returns the extent. */
+static size_t layout(int P, const int *counts, int *displs) {
+  size_t off = 1;
+  for (int j = P - 1; j >= 0; --j) {
+    displs[j] = (int)off;
+    off += (size_t)counts[j] + 1 + (size_t)(j % 3);
+  }
+  return off;
+}
+
+static uint8_t pattern(int rank, size_t off, int iter) {
+  return (uint8_t)(splitmix64(((uint64_t)rank << 40) ^ ((uint64_t)iter << 32) ^ off) >> 56);
+}
+
+static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
+  memset(b, 0, sizeof *b);
+  MPI_Comm_size(comm, &b->P);
+  MPI_Comm_rank(comm, &b->rank);
+  int P = b->P, r = b->rank;
+  b->sc = calloc((size_t)P, sizeof(int));
+  b->sd = calloc((size_t)P, sizeof(int));
+  b->rc = calloc((size_t)P, sizeof(int));
+  b->rd = calloc((size_t)P, sizeof(int));
+  if (!b->sc || !b->sd || !b->rc || !b->rd)
+    return -1;
+  if (op == COLLRT_OP_ALLTOALL) {
+    b->count = (int)o->bytes;
+    b->send_len = b->recv_len = (size_t)P * (size_t)o->bytes;
+  } else if (op == COLLRT_OP_ALLTOALLV) {
+    for (int j = 0; j < P; ++j) {
+      b->sc[j] = pair_count(o, P, r, j);
+      b->rc[j] = pair_count(o, P, j, r);
+    }
+    b->send_len = layout(P, b->sc, b->sd);
+    b->recv_len = layout(P, b->rc, b->rd);
+  } else {
+    for (int j = 0; j < P; ++j)
+      b->rc[j] = (int)dist_value(o, P, j);
+    b->count = b->rc[r];
+    b->send_len = (size_t)b->count;
+    b->recv_len = layout(P, b->rc, b->rd);
+  }
+  b->send = malloc(b->send_len + 1);
+  b->recv = malloc(b->recv_len + 1);
+  b->ref = malloc(b->recv_len + 1);
+  if (!b->send || !b->recv || !b->ref)
+    return -1;
+  for (size_t k = 0; k < b->send_len; ++k)
+    b->send[k] = pattern(r, k, 0);
+  memset(b->recv, 0xA5, b->recv_len);
+  return 0;
+}
+
+static void fill(bufs_t *b, int iter) {
+  for (size_t k = 0; k < b->send_len; ++k)
+    b->send[k] = pattern(b->rank, k, iter);
+  /* identical, position-dependent pre-fill: untouched gaps must stay equal */
+  for (size_t k = 0; k < b->recv_len; ++k)
+    b->recv[k] = b->ref[k] = (uint8_t)(0x5A ^ k ^ (size_t)iter);
+}
+
+static int native(int op, const bufs_t *b, uint8_t *out, MPI_Comm comm) {
+  /* MPICH 4.0.2's MPI_Allgatherv on a one-rank communicator ignores displs
+   * (it copies to offset 0); do what the standard says instead. */
+  if (op == COLLRT_OP_ALLGATHERV && b->P == 1) {
+    memcpy(out + b->rd[0], b->send, (size_t)b->count);
+    return MPI_SUCCESS;
+  }
+  if (op == COLLRT_OP_ALLTOALL)
+    return MPI_Alltoall(b->send, b->count, MPI_BYTE, out, b->count, MPI_BYTE, comm);
+  if (op == COLLRT_OP_ALLTOALLV)
+    return MPI_Alltoallv(b->send, b->sc, b->sd, MPI_BYTE, out, b->rc, b->rd, MPI_BYTE, comm);
+  return MPI_Allgatherv(b->send, b->count, MPI_BYTE, out, b->rc, b->rd, MPI_BYTE, comm);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: collc-run PLAN [--bytes N] [--iters N] [--warmup N] [--check]\n"
+          "         [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]\n"
+          "         [--comm world|split|reordered] [--native] [--trace FILE] [--verify-counts]\n");
+}
+
+static int parse(int argc, char **argv, options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->bytes = 1024;
+  o->iters = 20;
+  o->warmup = 3;
+  o->seed = 1;
+  o->comm = "world";
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = 1;
+    if (!strcmp(a, "--bytes") && v) o->bytes = atoll(v);
+    else if (!strcmp(a, "--iters") && v) o->iters = atoi(v);
+    else if (!strcmp(a, "--warmup") && v) o->warmup = atoi(v);
+    else if (!strcmp(a, "--seed") && v) o->seed = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--comm") && v) o->comm = v;
+    else if (!strcmp(a, "--trace") && v) o->trace = v;
+    else if (!strcmp(a, "--counts") && v) {
+      size_t k;
+      for (k = 0; k < sizeof dist_names / sizeof *dist_names; ++k)
+        if (!strcmp(v, dist_names[k]))
+          break;
+      if (k == sizeof dist_names / sizeof *dist_names) {
+        fprintf(stderr, "collc-run: error: unknown --counts '%s'\n", v);
+        return -1;
+      }
+      o->dist = (dist_t)k;
+    } else {
+      takes = 0;
+      if (!strcmp(a, "--check")) o->check = 1;
+      else if (!strcmp(a, "--native")) o->native = 1;
+      else if (!strcmp(a, "--verify-counts")) o->verify_counts = 1;
+      else if (a[0] != '-' && !o->plan) o->plan = a;
+      else {
+        fprintf(stderr, "collc-run: error: unknown or incomplete option '%s'\n", a);
+        return -1;
+      }
+    }
+    i += takes;
+  }
+  if (!o->plan || o->bytes < 0 || o->bytes > INT_MAX || o->iters < 1 || o->warmup < 0 ||
+      (strcmp(o->comm, "world") && strcmp(o->comm, "split") && strcmp(o->comm, "reordered"))) {
+    usage();
+    return -1;
+  }
+  return 0;
+}
+
+/* Times `iters` runs; returns the per-iteration maxima over ranks. */
+static void time_runs(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm,
+                      int iters, int warmup, double *out, int *failed) {
+  collrt_diag_t diag;
+  for (int it = -warmup; it < iters; ++it) {
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    collrt_status_t st = COLLRT_OK;
+    if (c) {
+      st = collrt_start(c, &diag);
+      if (!st)
+        st = collrt_wait(c, &diag);
+    } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
+      st = COLLRT_ERR_MPI;
+      snprintf(diag.message, sizeof diag.message, "native collective failed");
+    }
+    double t = MPI_Wtime() - t0, tmax;
+    if (st) {
+      fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+      *failed = 1;
+      MPI_Abort(MPI_COMM_WORLD, 1); /* only this rank may have failed */
+    }
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (it >= 0)
+      out[it] = tmax * 1e6;
+  }
+}
+
+static int finish(int code) {
+  MPI_Finalize();
+  return code;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int wrank, wsize;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  options_t o;
+  if (parse(argc, argv, &o))
+    return finish(2);
+
+  collrt_diag_t diag = {{0}};
+  collrt_plan_t *plan = NULL;
+  collrt_status_t st = collrt_plan_load_file(o.plan, &plan, &diag);
+  if (st) {
+    if (wrank == 0)
+      fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+    return finish(1); /* every rank read the same file */
+  }
+  const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  int op = d->op;
+  const char *opname = op == COLLRT_OP_ALLTOALL ? "alltoall" : op == COLLRT_OP_ALLTOALLV ? "alltoallv" : "allgatherv";
+  const char *alg = d->algorithm == COLLRT_ALG_DIRECT ? "direct" : "blocked-ring";
+
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int color = 0;
+  if (!strcmp(o.comm, "split")) {
+    color = wrank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &comm);
+  } else if (!strcmp(o.comm, "reordered")) {
+    MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - 1 - wrank, &comm);
+  }
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+
+  bufs_t b;
+  int bad = setup(&o, op, comm, &b) != 0, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (bad)
+      fprintf(stderr, "collc-run: error: out of memory: rank %d cannot allocate its buffers\n", wrank);
+    return finish(1);
+  }
+
+  unsigned flags = (o.check || o.verify_counts ? COLLRT_BIND_CHECK_COUNTS : 0) |
+                   (o.trace ? COLLRT_BIND_TRACE : 0);
+  collrt_coll_t *coll = NULL;
+  if (op == COLLRT_OP_ALLTOALL)
+    st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.count, MPI_BYTE, flags, &coll, &diag);
+  else if (op == COLLRT_OP_ALLTOALLV)
+    st = collrt_bind_alltoallv(plan, comm, b.send, b.sc, b.sd, b.recv, b.rc, b.rd, MPI_BYTE,
+                               flags, &coll, &diag);
+  else
+    st = collrt_bind_allgatherv(plan, comm, b.send, b.count, b.recv, b.rc, b.rd, MPI_BYTE,
+                                flags, &coll, &diag);
+  /* Bind errors are collective within `comm`. Print the first rank that has
+   * its own diagnostic, and world rank 0 (which may only know who failed). */
+  int follower = st && !strncmp(diag.message, "rank ", 5) && strstr(diag.message, "failed to bind");
+  int own = st && !follower ? wrank : INT_MAX, first_own = INT_MAX, worst = 0;
+  MPI_Allreduce(&own, &first_own, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (worst) {
+    if (st && (wrank == first_own || wrank == 0))
+      fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+    collrt_coll_free(coll);
+    collrt_plan_free(plan);
+    return finish(1);
+  }
+
+  int failed = 0;
+  if (o.check) {
+    /* several runs of the same binding: persistence and fresh data each time */
+    int runs = o.iters < 3 ? o.iters : 3, diff = 0;
+    for (int it = 0; it < runs && !diff; ++it) {
+      fill(&b, it + 1);
+      st = collrt_start(coll, &diag);
+      if (!st)
+        st = collrt_wait(coll, &diag);
+      if (st) {
+        fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      if (native(op, &b, b.ref, comm) != MPI_SUCCESS) {
+        fprintf(stderr, "collc-run: error: native collective failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      for (size_t k = 0; k < b.recv_len; ++k)
+        if (b.recv[k] != b.ref[k]) {
+          fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: receive buffer offset %zu holds 0x%02x, MPI gives 0x%02x\n",
+                  rank, wrank, it + 1, k, b.recv[k], b.ref[k]);
+          diff = 1;
+          break;
+        }
+      int any = 0;
+      MPI_Allreduce(&diff, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      diff = any;
+    }
+    if (diff) {
+      collrt_coll_free(coll);
+      collrt_plan_free(plan);
+      return finish(1);
+    }
+    if (wrank == 0)
+      printf("check ok: op=%s alg=%s P=%d bytes=%lld counts=%s comm=%s runs=%d\n", opname, alg,
+             P, o.bytes, dist_names[o.dist], o.comm, runs);
+  }
+
+  double *tc = malloc((size_t)o.iters * sizeof *tc), *tn = malloc((size_t)o.iters * sizeof *tn);
+  if (!tc || !tn) {
+    fprintf(stderr, "collc-run: error: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  fill(&b, 0);
+  time_runs(coll, op, &b, comm, o.iters, o.warmup, tc, &failed);
+  if (o.native)
+    time_runs(NULL, op, &b, comm, o.iters, o.warmup, tn, &failed);
+  if (o.trace) {
+    char path[4096];
+    if (!strcmp(o.comm, "split"))
+      snprintf(path, sizeof path, "%s.%s", o.trace, color ? "odd" : "even");
+    else
+      snprintf(path, sizeof path, "%s", o.trace);
+    st = collrt_trace_write(coll, path, &diag);
+    if (st && rank == 0)
+      fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+    failed |= st != 0;
+  }
+  if (wrank == 0) {
+    qsort(tc, (size_t)o.iters, sizeof *tc, cmp_double);
+    double mc = tc[o.iters / 2];
+    printf("op=%s alg=%s impl=collc P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f\n",
+           opname, alg, P, o.bytes, dist_names[o.dist], o.iters, mc, tc[0]);
+    if (o.native) {
+      qsort(tn, (size_t)o.iters, sizeof *tn, cmp_double);
+      double mn = tn[o.iters / 2];
+      printf("op=%s alg=%s impl=mpi P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f ratio=%.3f\n",
+             opname, alg, P, o.bytes, dist_names[o.dist], o.iters, mn, tn[0], mn > 0 ? mc / mn : 0.0);
+    }
+  }
+  free(tc);
+  free(tn);
+  collrt_coll_free(coll);
+  collrt_plan_free(plan);
+  free(b.send);
+  free(b.recv);
+  free(b.ref);
+  free(b.sc);
+  free(b.sd);
+  free(b.rc);
+  free(b.rd);
+  if (comm != MPI_COMM_WORLD)
+    MPI_Comm_free(&comm);
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return finish(any_failed ? 1 : 0);
+}
