@@ -9,7 +9,7 @@
 # holding bin/collc-run; falls back to build-rt), NP (2), ITERS (50),
 # WARMUP (5), MPIEXEC (mpiexec).
 #
-# alltoall: --bytes is the per-pair block, 8 B .. 1 MiB in powers of 4,
+# alltoall: --bytes is the per-pair block, 8 B .. 512 KiB in powers of 4 and 1 MiB,
 # against MPICH's default algorithm selection. allgatherv: --counts spike
 # (rank P/2 contributes N bytes, the others 1), against MPICH forced to its
 # ring algorithm (MPIR_CVAR_ALLGATHERV_INTRA_ALGORITHM=ring, no fallback).

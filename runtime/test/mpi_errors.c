@@ -38,8 +38,12 @@ static void test_corrupt_plans(const char *path) {
   collrt_plan_desc_t desc = *collrt_plan_desc(p);
   desc.nfifos = 0;
   EXPECT(collrt_plan_encode(&desc, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'nfifos' is 0");
+  collrt_fifo_desc_t many[COLLRT_MAX_FIFOS + 1];
+  for (int f = 0; f <= COLLRT_MAX_FIFOS; ++f)
+    many[f] = collrt_plan_desc(p)->fifos[0];
   desc = *collrt_plan_desc(p);
   desc.nfifos = COLLRT_MAX_FIFOS + 1;
+  desc.fifos = many;
   EXPECT(collrt_plan_encode(&desc, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'nfifos' is 17");
   EXPECT(collrt_plan_load_file("/nonexistent/x.collplan", &q, &d), COLLRT_ERR_IO, &d,
          "cannot open plan file");

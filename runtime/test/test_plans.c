@@ -1,5 +1,6 @@
 /* Hand-built plans for the runtime tests: the direct alltoall(v) and the
  * pipelined blocked-ring allgatherv, written in the plan format directly. */
+#define _POSIX_C_SOURCE 200809L
 #include "test_plans.h"
 
 #include <stdio.h>
