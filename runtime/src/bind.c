@@ -70,6 +70,20 @@ static collrt_status_t begin(bind_args_t *a, const collrt_plan_t *plan,
   return COLLRT_OK;
 }
 
+static const char *op_name(int op) {
+  return op == COLLRT_OP_ALLTOALL ? "alltoall" : op == COLLRT_OP_ALLTOALLV ? "alltoallv" : "allgatherv";
+}
+
+/* An alltoall is an alltoallv with uniform counts, so an alltoallv plan may
+ * be bound as alltoall; otherwise the plan's op must match the call. */
+static collrt_status_t check_op(const collrt_plan_t *plan, int op, collrt_diag_t *diag) {
+  int have = collrt_plan_desc(plan)->op;
+  if (have == op || (op == COLLRT_OP_ALLTOALL && have == COLLRT_OP_ALLTOALLV))
+    return COLLRT_OK;
+  collrt_diag_set(diag, "the plan implements %s but was bound with collrt_bind_%s", op_name(have), op_name(op));
+  return COLLRT_ERR_ARG;
+}
+
 static collrt_status_t type_size(MPI_Datatype type, int64_t *out,
                                  collrt_diag_t *diag) {
   int size = 0;
@@ -226,7 +240,9 @@ collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
   a.sendbuf = sendbuf;
   a.recvbuf = recvbuf;
   int64_t tsize = 0;
-  st = type_size(type, &tsize, diag);
+  st = check_op(plan, COLLRT_OP_ALLTOALL, diag);
+  if (!st)
+    st = type_size(type, &tsize, diag);
   if (!st && count < 0) {
     collrt_diag_set(diag, "collrt_bind_alltoall on rank %d: count %d is negative", a.rank, count);
     st = COLLRT_ERR_ARG;
@@ -274,6 +290,8 @@ collrt_status_t collrt_bind_alltoallv(
     st = COLLRT_ERR_ARG;
   }
   if (!st)
+    st = check_op(plan, COLLRT_OP_ALLTOALLV, diag);
+  if (!st)
     st = type_size(type, &tsize, diag);
   if (!st)
     st = to_bytes(&a, sendcounts, sdispls, tsize, a.arrays, a.arrays + P, &a.in.send_bytes, "send", diag);
@@ -319,6 +337,8 @@ collrt_status_t collrt_bind_allgatherv(
                                   : "recvcounts or displs is NULL, or MPI_IN_PLACE (not supported)");
     st = COLLRT_ERR_ARG;
   }
+  if (!st)
+    st = check_op(plan, COLLRT_OP_ALLGATHERV, diag);
   if (!st)
     st = type_size(type, &tsize, diag);
   if (!st)

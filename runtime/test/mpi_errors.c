@@ -107,6 +107,10 @@ static void test_bind_errors(const char *path) {
 
   collrt_plan_t *a2a = NULL;
   EXPECT(collrt_plan_load_file(path, &a2a, &d), COLLRT_OK, &d, NULL);
+  /* an alltoall plan bound as allgatherv */
+  int one[4] = {1, 1, 1, 1}, at[4] = {0, 1, 2, 3};
+  EXPECT(collrt_bind_allgatherv(a2a, MPI_COMM_WORLD, sbuf, 1, rbuf, one, at, MPI_INT, 0, &c, &d),
+         COLLRT_ERR_ARG, &d, "the plan implements alltoall but was bound with collrt_bind_allgatherv");
   /* a non-contiguous datatype, on every rank */
   MPI_Datatype vec;
   MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
