@@ -51,6 +51,8 @@ collrt_status_t collrt_bind_allgatherv(
     MPI_Datatype type, unsigned flags, collrt_coll_t **out_coll,
     collrt_diag_t *diag);
 
+/* start on a running collective, and test/wait on one that is not running
+ * (never started, or already completed), return COLLRT_ERR_STATE. */
 collrt_status_t collrt_start(collrt_coll_t *coll, collrt_diag_t *diag);
 /* Makes progress; *out_done = 1 once the collective finished on this rank. */
 collrt_status_t collrt_test(collrt_coll_t *coll, int *out_done,
