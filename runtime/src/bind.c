@@ -124,31 +124,13 @@ static collrt_status_t to_bytes(bind_args_t *a, const int *counts, const int *di
   return COLLRT_OK;
 }
 
-static collrt_status_t check_size(const bind_args_t *a, collrt_diag_t *diag) {
-  const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
-  if (collrt_plan_needs_exact_size(a->plan) &&
-      (uint64_t)a->size != collrt_plan_topology_ranks(a->plan)) {
-    collrt_diag_set(diag, "communicator has %d ranks but the plan was compiled for a %ux%ux%u %s with %u rank%s per node (%llu ranks)",
-                    a->size, d->shape[0], d->shape[1], d->shape[2], d->wrap_mask ? "torus" : "mesh",
-                    d->ranks_per_node, d->ranks_per_node == 1 ? "" : "s",
-                    (unsigned long long)collrt_plan_topology_ranks(a->plan));
-    return COLLRT_ERR_COMM_MISMATCH;
-  }
-  if (d->ranks_per_node > 1 && a->size % (int)d->ranks_per_node) {
-    collrt_diag_set(diag, "communicator has %d ranks, not a multiple of the plan's %u ranks per node",
-                    a->size, d->ranks_per_node);
-    return COLLRT_ERR_COMM_MISMATCH;
-  }
-  return COLLRT_OK;
-}
-
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
                               collrt_diag_t *diag) {
   collrt_coll_t *c = NULL;
   if (!st)
-    st = check_size(a, diag);
+    st = collrt_plan_check_size(a->plan, a->size, diag);
   c = calloc(1, sizeof *c);
   if (c)
     for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)

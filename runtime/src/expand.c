@@ -308,15 +308,9 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
     return COLLRT_ERR_ARG;
   }
   memset(out, 0, sizeof *out);
-  if (plan->uses_topology && (uint64_t)in->size != collrt_plan_topology_ranks(plan)) {
-    const collrt_plan_desc_t *d = &plan->desc;
-    collrt_diag_set(diag, "communicator has %d ranks but the plan was compiled for a %ux%ux%u %s with %u rank%s per node (%llu ranks)",
-                    in->size, d->shape[0], d->shape[1], d->shape[2],
-                    d->wrap_mask ? "torus" : "mesh", d->ranks_per_node,
-                    d->ranks_per_node == 1 ? "" : "s",
-                    (unsigned long long)collrt_plan_topology_ranks(plan));
-    return COLLRT_ERR_COMM_MISMATCH;
-  }
+  collrt_status_t fit = collrt_plan_check_size(plan, in->size, diag);
+  if (fit != COLLRT_OK)
+    return fit;
   expander_t x;
   memset(&x, 0, sizeof x);
   x.plan = plan;

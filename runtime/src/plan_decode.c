@@ -526,3 +526,28 @@ uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan) {
   const collrt_plan_desc_t *d = &plan->desc;
   return (uint64_t)d->shape[0] * d->shape[1] * d->shape[2] * d->ranks_per_node;
 }
+
+collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
+                                       collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = &plan->desc;
+  if (plan->uses_topology && (uint64_t)size != collrt_plan_topology_ranks(plan)) {
+    char shape[64];
+    int n = snprintf(shape, sizeof shape, "%u", d->shape[0]);
+    for (unsigned k = 1; k < d->ndims && n > 0 && (size_t)n < sizeof shape; ++k)
+      n += snprintf(shape + n, sizeof shape - (size_t)n, "x%u", d->shape[k]);
+    unsigned all = (1u << d->ndims) - 1;
+    const char *kind = (d->wrap_mask & all) == all ? "torus"
+                       : (d->wrap_mask & all) == 0 ? "mesh" : "partial torus";
+    collrt_diag_set(diag, "communicator has %d ranks but the plan was compiled for shape %s (%s) with %u rank%s per node (%llu ranks)",
+                    size, shape, kind, d->ranks_per_node,
+                    d->ranks_per_node == 1 ? "" : "s",
+                    (unsigned long long)collrt_plan_topology_ranks(plan));
+    return COLLRT_ERR_COMM_MISMATCH;
+  }
+  if (d->ranks_per_node > 1 && size % (int)d->ranks_per_node) {
+    collrt_diag_set(diag, "communicator has %d ranks, not a multiple of the plan's %u ranks per node",
+                    size, d->ranks_per_node);
+    return COLLRT_ERR_COMM_MISMATCH;
+  }
+  return COLLRT_OK;
+}

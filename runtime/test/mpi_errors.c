@@ -66,7 +66,7 @@ static void test_bind_errors(const char *path) {
   collrt_plan_t *topo = tp_finish(&b);
   EXPECT(collrt_bind_alltoall(topo, MPI_COMM_WORLD, sbuf, rbuf, 2, MPI_INT, 0, &c, &d),
          COLLRT_ERR_COMM_MISMATCH, &d,
-         "communicator has 4 ranks but the plan was compiled for a 2x2x2 torus with 1 rank per node (8 ranks)");
+         "communicator has 4 ranks but the plan was compiled for shape 2x2x2 (torus) with 1 rank per node (8 ranks)");
 
   if (c) {
     ++failures;

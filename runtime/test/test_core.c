@@ -263,7 +263,7 @@ static void test_expand(void) {
   CHECK(p && collrt_plan_needs_exact_size(p) && collrt_plan_topology_ranks(p) == 8, "topology plan");
   uniform_input(&in, arr, 5, 1, 1);
   EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_COMM_MISMATCH, &d,
-         "communicator has 5 ranks but the plan was compiled for a 2x2x2 torus with 1 rank per node (8 ranks)");
+         "communicator has 5 ranks but the plan was compiled for shape 2x2x2 (torus) with 1 rank per node (8 ranks)");
   collrt_plan_free(p);
 
   /* events: ring dependencies point at the receive of the same block */

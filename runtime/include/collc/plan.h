@@ -32,6 +32,10 @@ const uint8_t *collrt_plan_bytes(const collrt_plan_t *plan, size_t *out_len);
  * prod(shape) * ranks_per_node ranks; 0 if it runs on any size. */
 int collrt_plan_needs_exact_size(const collrt_plan_t *plan);
 uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan);
+/* COLLRT_OK if a communicator of `size` ranks fits the plan, else
+ * COLLRT_ERR_COMM_MISMATCH with diag naming the sizes and the topology. */
+collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
+                                       collrt_diag_t *diag);
 
 /* Encodes `desc` (checksum included) and validates the result; on success
  * *out_plan holds the bytes (collrt_plan_bytes) and the decoded copy. */
