@@ -1,6 +1,6 @@
 // Each coll constraint (CollAttrs.td T1-T4, CollOps.td C1-C5) has a case
 // named after it that breaks exactly that constraint.
-// RUN: collc-opt %s -split-input-file -verify-diagnostics
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{(T1) topology needs 1 to 3 dimensions, got 4}}
 coll.alltoall @topology_t1 {topology = #coll.topology<shape = [2, 2, 2, 2], wrap = [true, true, true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}

@@ -1,5 +1,5 @@
 // Every coll op and the topology attribute print in a form that parses back.
-// RUN: collc-opt %s | collc-opt | FileCheck %s
+// RUN: %collc-opt %s | %collc-opt | FileCheck %s
 
 // Attributes equal to their defaults (min_bytes 0, max_bytes 4096,
 // algorithm auto, order shift, seed 1) are elided.
