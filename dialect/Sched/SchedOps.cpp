@@ -47,7 +47,9 @@ int64_t PlanOp::lookupEvent(StringRef event) {
 }
 
 LogicalResult ScratchOp::verify() {
-  auto plan = cast<PlanOp>((*this)->getParentOp());
+  auto plan = dyn_cast<PlanOp>((*this)->getParentOp());
+  if (!plan)
+    return emitOpError("(S1) must be directly inside a sched.plan");
   if (!plan.getBody().front().getOps<ScratchOp>().empty() &&
       *plan.getBody().front().getOps<ScratchOp>().begin() != *this)
     return emitOpError("(S1) a plan declares its scratch buffer at most once");
@@ -55,7 +57,9 @@ LogicalResult ScratchOp::verify() {
 }
 
 LogicalResult PhaseOp::verify() {
-  auto plan = cast<PlanOp>((*this)->getParentOp());
+  auto plan = dyn_cast<PlanOp>((*this)->getParentOp());
+  if (!plan)
+    return emitOpError("(PH1) must be directly inside a sched.plan");
   int64_t numFifos = plan.getFifos().size();
   int64_t fifo = getFifo();
   if (fifo < 0 || fifo >= numFifos)
@@ -104,6 +108,12 @@ void ForOp::print(OpAsmPrinter &p) {
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
                                      {getRandomAttrName()});
+}
+
+void ForOp::getAsmBlockArgumentNames(Region &region,
+                                     OpAsmSetValueNameFn setNameFn) {
+  if (!region.empty() && region.front().getNumArguments() == 1)
+    setNameFn(region.front().getArgument(0), "k");
 }
 
 LogicalResult ForOp::verify() {

@@ -10,6 +10,7 @@
 include "dialect/Sched/SchedDialect.td"
 include "dialect/Sched/SchedAttrs.td"
 include "dialect/Coll/CollAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -41,7 +42,7 @@ def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
 }
 
 // (S1) directly inside sched.plan, at most once.
-def Sched_ScratchOp : Sched_Op<"scratch", [HasParent<"PlanOp">]> {
+def Sched_ScratchOp : Sched_Op<"scratch"> {
   let summary = "declares the per-rank scratch buffer size in bytes";
   let arguments = (ins Index:$bytes);
   let assemblyFormat = "$bytes attr-dict";
@@ -49,8 +50,7 @@ def Sched_ScratchOp : Sched_Op<"scratch", [HasParent<"PlanOp">]> {
 }
 
 // (PH1) directly inside sched.plan; (PH2) 0 <= fifo < size(plan.fifos).
-def Sched_PhaseOp : Sched_Op<"phase", [HasParent<"PlanOp">, SingleBlock,
-                                       NoTerminator]> {
+def Sched_PhaseOp : Sched_Op<"phase", [SingleBlock, NoTerminator]> {
   let summary = "a part of the schedule bound to one reserved FIFO";
   let description = [{
     Phases are not barriers: every transfer is issued in program order on its
@@ -62,8 +62,10 @@ def Sched_PhaseOp : Sched_Op<"phase", [HasParent<"PlanOp">, SingleBlock,
   let hasVerifier = 1;
 }
 
-// (L1) seed is given iff order is random.
-def Sched_ForOp : Sched_Op<"for", [SingleBlock, NoTerminator]> {
+// (L1) seed is given iff order is random; (L2) the body takes one index.
+// The induction variable prints as %k.
+def Sched_ForOp : Sched_Op<"for", [SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a loop over [lower, upper), ascending or in random order";
   let description = [{
     `sched.for %k = %lo to %hi random(%seed) { ... }` visits the range in a

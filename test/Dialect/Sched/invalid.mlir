@@ -1,0 +1,230 @@
+// Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P3, S1, PH1-PH2,
+// L1-L2, X1-X4, D1-D2) has a case named after it that breaks exactly that
+// constraint.
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'sched.plan' op (P1) declares 0 FIFOs; a plan needs 1 to 16}}
+sched.plan @plan_p1 attributes {collective = "alltoall", algorithm = "direct", fifos = [], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+}
+
+// -----
+
+// expected-error @+1 {{'sched.plan' op (P1) declares 17 FIFOs; a plan needs 1 to 16}}
+sched.plan @plan_p1_many attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+}
+
+// -----
+
+// expected-error @+1 {{'sched.plan' op (P2) declares 17 events; at most 16 are allowed}}
+sched.plan @plan_p2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9", "e10", "e11", "e12", "e13", "e14", "e15", "e16", "e17"]} {
+}
+
+// -----
+
+// expected-error @+1 {{'sched.plan' op (P2) event 'arrived' is declared twice}}
+sched.plan @plan_p2_twice attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["arrived", "sent", "arrived"]} {
+}
+
+// -----
+
+// expected-note @+1 {{in this plan}}
+sched.plan @plan_p3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %p = sched.size
+  // expected-error @+1 {{'sched.for' op (P3) cannot appear directly in a plan; only phases, sched.scratch and expressions can}}
+  sched.for %k = %zero to %p {
+  }
+}
+
+// -----
+
+sched.plan @scratch_s1 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %bytes = sched.const 64
+  sched.scratch %bytes
+  // expected-error @+1 {{'sched.scratch' op (S1) a plan declares its scratch buffer at most once}}
+  sched.scratch %bytes
+}
+
+// -----
+
+sched.plan @scratch_s1_nested attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %bytes = sched.const 64
+    // expected-error @+1 {{'sched.scratch' op (S1) must be directly inside a sched.plan}}
+    sched.scratch %bytes
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'sched.phase' op (PH1) must be directly inside a sched.plan}}
+sched.phase "orphan" fifo(0) {
+}
+
+// -----
+
+sched.plan @phase_ph2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  // expected-error @+1 {{'sched.phase' op (PH2) uses FIFO 1 but the plan declares 1}}
+  sched.phase "exchange" fifo(1) {
+  }
+}
+
+// -----
+
+sched.plan @phase_ph2_negative attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  // expected-error @+1 {{'sched.phase' op (PH2) uses FIFO -1 but the plan declares 1}}
+  sched.phase "exchange" fifo(-1) {
+  }
+}
+
+// -----
+
+sched.plan @for_l1 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    %p = sched.size
+    // The custom syntax cannot say "random without a seed"; the generic one can.
+    // expected-error @+1 {{'sched.for' op (L1) a seed is given exactly when the order is random}}
+    "sched.for"(%zero, %p) ({
+    ^bb0(%k: index):
+    }) {random} : (index, index) -> ()
+  }
+}
+
+// -----
+
+sched.plan @for_l1_seed attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    %p = sched.size
+    // expected-error @+1 {{'sched.for' op (L1) a seed is given exactly when the order is random}}
+    "sched.for"(%zero, %p, %zero) ({
+    ^bb0(%k: index):
+    }) : (index, index, index) -> ()
+  }
+}
+
+// -----
+
+sched.plan @for_l2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    %p = sched.size
+    // expected-error @+1 {{'sched.for' op (L2) the body takes one index induction variable}}
+    "sched.for"(%zero, %p) ({
+    ^bb0:
+    }) : (index, index) -> ()
+  }
+}
+
+// -----
+
+%zero = sched.const 0
+// expected-error @+1 {{'sched.send' op (X1) must be inside a sched.phase}}
+sched.send sendbuf[%zero, %zero] to %zero tag %zero
+
+// -----
+
+sched.plan @send_x2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["arrived"]} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.send' op (X2) event 'sent' is not declared by the plan}}
+    sched.send sendbuf[%zero, %zero] to %zero tag %zero wait @sent[%zero]
+  }
+}
+
+// -----
+
+sched.plan @recv_x2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.recv' op (X2) event 'arrived' is not declared by the plan}}
+    sched.recv recvbuf[%zero, %zero] from %zero tag %zero signal @arrived[%zero]
+  }
+}
+
+// -----
+
+sched.plan @copy_x3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["arrived"]} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.copy' op (X3) event 'arrived' is indexed by 3 values; it takes 1 or 2}}
+    sched.copy recvbuf[%zero] to recvbuf[%zero] len %zero wait @arrived[%zero, %zero, %zero]
+  }
+}
+
+// -----
+
+sched.plan @send_x3_empty attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["arrived"]} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.send' op (X3) event 'arrived' is indexed by 0 values; it takes 1 or 2}}
+    sched.send sendbuf[%zero, %zero] to %zero tag %zero wait @arrived[]
+  }
+}
+
+// -----
+
+sched.plan @send_x3_no_event attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, events = ["arrived"]} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // The custom syntax ties indices to an event; the generic one does not.
+    // expected-error @+1 {{'sched.send' op (X3) an event index without an event}}
+    "sched.send"(%zero, %zero, %zero, %zero, %zero) {buffer = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>} : (index, index, index, index, index) -> ()
+  }
+}
+
+// -----
+
+sched.plan @recv_x4 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.recv' op (X4) uses the scratch buffer but the plan has no sched.scratch}}
+    sched.recv scratch[%zero, %zero] from %zero tag %zero
+  }
+}
+
+// -----
+
+sched.plan @copy_x4 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.copy' op (X4) uses the scratch buffer but the plan has no sched.scratch}}
+    sched.copy sendbuf[%zero] to scratch[%zero] len %zero
+  }
+}
+
+// -----
+
+sched.plan @dim_d1 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  // expected-error @+1 {{'sched.dim' op (D1) dimension 2 is outside a 2-dimensional topology}}
+  %d = sched.dim 2
+}
+
+// -----
+
+sched.plan @coord_d1 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %r = sched.rank
+  // expected-error @+1 {{'sched.coord' op (D1) dimension -1 is outside a 2-dimensional topology}}
+  %x = sched.coord %r[-1]
+}
+
+// -----
+
+sched.plan @rank_at_d2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  // expected-error @+1 {{'sched.rank_at' op (D2) takes 2 coordinates, got 3}}
+  %r = sched.rank_at(%zero, %zero, %zero) local %zero
+}
+
+// -----
+
+// expected-error @+1 {{(F1) send_depth is 0; it must be in [1, 65535]}}
+sched.plan @fifo_f1 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 0, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+}
+
+// -----
+
+// expected-error @+1 {{(F2) recv_depth is 65536; it must be in [0, 65535] (0 = unbounded)}}
+sched.plan @fifo_f2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 1, recv_depth = 65536>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+}
