@@ -1,0 +1,54 @@
+// The lowered schedules must also pass the simulator (sched-verify).
+// RUN: %collc-opt %s --coll-lower-direct --sched-verify=max-ranks=5 | FileCheck %s
+
+// Shift order: at step k rank r receives from (r - k) mod P and sends to
+// (r + k) mod P; its own block is a local copy.
+// CHECK-LABEL: sched.plan @alltoall_shift
+// CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
+// CHECK: sched.phase "exchange" fifo(0)
+// CHECK: %[[R:[0-9]+]] = sched.rank
+// CHECK: %[[P:[0-9]+]] = sched.size
+// CHECK: sched.copy sendbuf[%{{[0-9]+}}] to recvbuf[%{{[0-9]+}}] len
+// CHECK: %[[ONE:[0-9]+]] = sched.const 1
+// CHECK: sched.for %k = %[[ONE]] to %[[P]] {
+// CHECK: %[[A:[0-9]+]] = sched.add %[[R]], %k
+// CHECK: %[[DST:[0-9]+]] = sched.mod %[[A]], %[[P]]
+// CHECK: %[[S:[0-9]+]] = sched.sub %[[R]], %k
+// CHECK: %[[SRC:[0-9]+]] = sched.mod %[[S]], %[[P]]
+// CHECK: %[[RLEN:[0-9]+]] = sched.count recvcount[%[[SRC]]]
+// CHECK: %[[ROFF:[0-9]+]] = sched.count recvdispl[%[[SRC]]]
+// CHECK: sched.recv recvbuf[%[[ROFF]], %[[RLEN]]] from %[[SRC]]
+// CHECK: %[[SLEN:[0-9]+]] = sched.count sendcount[%[[DST]]]
+// CHECK: %[[SOFF:[0-9]+]] = sched.count senddispl[%[[DST]]]
+// CHECK: sched.send sendbuf[%[[SOFF]], %[[SLEN]]] to %[[DST]]
+// CHECK-NOT: coll.alltoall
+coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+
+// Random order: the same steps, visited in a permutation seeded by the op.
+// CHECK-LABEL: sched.plan @alltoall_random
+// CHECK: %[[SEED:[0-9]+]] = sched.const 7
+// CHECK: sched.for %k = %{{[0-9]+}} to %{{[0-9]+}} random(%[[SEED]]) {
+coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", order = "random", seed = 7}
+
+// The FIFO depth comes from the op.
+// CHECK-LABEL: sched.plan @alltoallv_depth
+// CHECK-SAME: collective = "alltoallv", fifos = [#sched.fifo<send_depth = 3, recv_depth = 0>]
+// CHECK: sched.for %k
+// CHECK: sched.send sendbuf
+coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", fifo_depth = 3}
+
+// Allgatherv sends its one contribution, from offset 0, to every peer.
+// CHECK-LABEL: sched.plan @allgatherv_direct
+// CHECK-SAME: collective = "allgatherv"
+// CHECK: %[[R:[0-9]+]] = sched.rank
+// CHECK: %[[ZERO:[0-9]+]] = sched.const 0
+// CHECK: %[[OWN:[0-9]+]] = sched.count recvcount[%[[R]]]
+// CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[0-9]+}}] len %[[OWN]]
+// CHECK: sched.for %k
+// CHECK: sched.send sendbuf[%[[ZERO]], %[[OWN]]] to
+coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+
+// Other algorithms are left to their own lowering.
+// CHECK-LABEL: coll.allgatherv @allgatherv_ring
+// CHECK-SAME: algorithm = "blocked-ring"
+coll.allgatherv @allgatherv_ring {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring"}

@@ -1,0 +1,32 @@
+// RUN: %collc-opt %s --coll-select-algorithm | FileCheck %s
+// RUN: %collc-opt %s --coll-select-algorithm 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+
+// Alltoall can only be lowered directly, so auto becomes direct.
+// CHECK-LABEL: coll.alltoall @alltoall_auto
+// CHECK-SAME: algorithm = "direct", predicted_us = {{[0-9.e+]+}} : f64
+// REMARK: remark: selected direct by the cost model
+// REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B
+coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>}
+
+// The cost model chooses between the two allgatherv lowerings; either way it
+// records its prediction, and every candidate is listed in the remark.
+// CHECK-LABEL: coll.allgatherv @allgatherv_auto
+// CHECK-SAME: algorithm = "{{direct|blocked-ring}}", predicted_us = {{[0-9.e+]+}} : f64
+// REMARK: remark: selected {{direct|blocked-ring}} by the cost model
+// REMARK-DAG: note: direct: {{[0-9.]+}} us
+// REMARK-DAG: note: blocked-ring: {{[0-9.]+}} us
+coll.allgatherv @allgatherv_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>}
+
+// A forced algorithm is kept, even where the model would disagree, and gets
+// no prediction.
+// CHECK-LABEL: coll.allgatherv @allgatherv_forced
+// CHECK-SAME: algorithm = "blocked-ring"
+// CHECK-NOT: predicted_us
+// CHECK-SAME: }
+coll.allgatherv @allgatherv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring", block_bytes = 64}
+
+// CHECK-LABEL: coll.alltoallv @alltoallv_forced
+// CHECK-SAME: algorithm = "direct"
+// CHECK-NOT: predicted_us
+// CHECK-SAME: }
+coll.alltoallv @alltoallv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
