@@ -47,6 +47,9 @@ std::optional<CollectiveKind> symbolizeCollectiveKind(llvm::StringRef name);
 
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::Alltoall;
+  /// Where the spec names the op; compiler diagnostics about the collective
+  /// point here.
+  llvm::SMLoc opLoc;
   /// Block size (alltoall) or typical contribution (v-ops) the choice is made
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;

@@ -556,8 +556,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
                       "algorithm, but algorithm is direct");
   }
-  if (opKnown)
+  if (opKnown) {
     coll.kind = *op.value;
+    coll.opLoc = op.loc;
+  }
 }
 
 std::optional<Spec> SpecParser::parse(unsigned bufferId) {

@@ -157,9 +157,13 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     std::optional<Spec> spec = parseSpec(sourceMgr, 1);
     if (!spec)
       return failure();
+    auto [line, column] =
+        spec->collective.opLoc.isValid()
+            ? sourceMgr.getLineAndColumn(spec->collective.opLoc)
+            : std::pair<unsigned, unsigned>(1, 1);
     module = buildCollModule(
         *spec, sanitizeSymbol(llvm::sys::path::stem(inputFilename)), &context,
-        FileLineColLoc::get(&context, inputFilename, 1, 1));
+        FileLineColLoc::get(&context, inputFilename, line, column));
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
@@ -218,6 +222,8 @@ int main(int argc, char **argv) {
   registry.insert<coll::CollDialect, sched::SchedDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the spec or IR line; the op dump adds only noise.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> buffer =
@@ -226,7 +232,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "collc: error: " << error << "\n";
     return 1;
   }
-  if (isPlanFile(*buffer))
+  // A .collplan name with the wrong contents is a damaged plan, not MLIR.
+  if (isPlanFile(*buffer) || StringRef(inputFilename).ends_with(".collplan"))
     return failed(handlePlan(context, *buffer)) ? 1 : 0;
 
   llvm::SourceMgr sourceMgr;
