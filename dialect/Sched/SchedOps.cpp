@@ -185,6 +185,19 @@ LogicalResult CopyOp::verify() {
 
 OpFoldResult ConstOp::fold(FoldAdaptor) { return getValueAttr(); }
 
+// Readable IR: %rank, %size and %c4096 instead of numbered values.
+void ConstOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  int64_t value = static_cast<int64_t>(getValue());
+  setNameFn(getResult(), value < 0 ? "c_neg" + std::to_string(-value)
+                                   : "c" + std::to_string(value));
+}
+void RankOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "rank");
+}
+void SizeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "size");
+}
+
 static coll::TopologyAttr getTopology(Operation *op) {
   auto plan = op->getParentOfType<PlanOp>();
   return plan ? plan.getTopology() : coll::TopologyAttr();

@@ -139,18 +139,19 @@ class Sched_ExprOp<string mnemonic, list<Trait> traits = []>
   let results = (outs Index:$result);
 }
 
-def Sched_ConstOp : Sched_ExprOp<"const", [ConstantLike]> {
+def Sched_ConstOp : Sched_ExprOp<"const", [ConstantLike,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let arguments = (ins I64Attr:$value);
   let assemblyFormat = "$value attr-dict";
   let hasFolder = 1;
 }
 
-def Sched_RankOp : Sched_ExprOp<"rank"> {
+def Sched_RankOp : Sched_ExprOp<"rank", [DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "the calling rank in the bound communicator";
   let assemblyFormat = "attr-dict";
 }
 
-def Sched_SizeOp : Sched_ExprOp<"size"> {
+def Sched_SizeOp : Sched_ExprOp<"size", [DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "the communicator size P";
   let assemblyFormat = "attr-dict";
 }

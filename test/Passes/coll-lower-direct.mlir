@@ -6,28 +6,28 @@
 // CHECK-LABEL: sched.plan @alltoall_shift
 // CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
 // CHECK: sched.phase "exchange" fifo(0)
-// CHECK: %[[R:[0-9]+]] = sched.rank
-// CHECK: %[[P:[0-9]+]] = sched.size
-// CHECK: sched.copy sendbuf[%{{[0-9]+}}] to recvbuf[%{{[0-9]+}}] len
-// CHECK: %[[ONE:[0-9]+]] = sched.const 1
+// CHECK: %[[R:[a-z0-9_]+]] = sched.rank
+// CHECK: %[[P:[a-z0-9_]+]] = sched.size
+// CHECK: sched.copy sendbuf[%{{[a-z0-9_]+}}] to recvbuf[%{{[a-z0-9_]+}}] len
+// CHECK: %[[ONE:[a-z0-9_]+]] = sched.const 1
 // CHECK: sched.for %k = %[[ONE]] to %[[P]] {
-// CHECK: %[[A:[0-9]+]] = sched.add %[[R]], %k
-// CHECK: %[[DST:[0-9]+]] = sched.mod %[[A]], %[[P]]
-// CHECK: %[[S:[0-9]+]] = sched.sub %[[R]], %k
-// CHECK: %[[SRC:[0-9]+]] = sched.mod %[[S]], %[[P]]
-// CHECK: %[[RLEN:[0-9]+]] = sched.count recvcount[%[[SRC]]]
-// CHECK: %[[ROFF:[0-9]+]] = sched.count recvdispl[%[[SRC]]]
+// CHECK: %[[A:[a-z0-9_]+]] = sched.add %[[R]], %k
+// CHECK: %[[DST:[a-z0-9_]+]] = sched.mod %[[A]], %[[P]]
+// CHECK: %[[S:[a-z0-9_]+]] = sched.sub %[[R]], %k
+// CHECK: %[[SRC:[a-z0-9_]+]] = sched.mod %[[S]], %[[P]]
+// CHECK: %[[RLEN:[a-z0-9_]+]] = sched.count recvcount[%[[SRC]]]
+// CHECK: %[[ROFF:[a-z0-9_]+]] = sched.count recvdispl[%[[SRC]]]
 // CHECK: sched.recv recvbuf[%[[ROFF]], %[[RLEN]]] from %[[SRC]]
-// CHECK: %[[SLEN:[0-9]+]] = sched.count sendcount[%[[DST]]]
-// CHECK: %[[SOFF:[0-9]+]] = sched.count senddispl[%[[DST]]]
+// CHECK: %[[SLEN:[a-z0-9_]+]] = sched.count sendcount[%[[DST]]]
+// CHECK: %[[SOFF:[a-z0-9_]+]] = sched.count senddispl[%[[DST]]]
 // CHECK: sched.send sendbuf[%[[SOFF]], %[[SLEN]]] to %[[DST]]
 // CHECK-NOT: coll.alltoall
 coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
 
 // Random order: the same steps, visited in a permutation seeded by the op.
 // CHECK-LABEL: sched.plan @alltoall_random
-// CHECK: %[[SEED:[0-9]+]] = sched.const 7
-// CHECK: sched.for %k = %{{[0-9]+}} to %{{[0-9]+}} random(%[[SEED]]) {
+// CHECK: %[[SEED:[a-z0-9_]+]] = sched.const 7
+// CHECK: sched.for %k = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} random(%[[SEED]]) {
 coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", order = "random", seed = 7}
 
 // The FIFO depth comes from the op.
@@ -40,10 +40,10 @@ coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [
 // Allgatherv sends its one contribution, from offset 0, to every peer.
 // CHECK-LABEL: sched.plan @allgatherv_direct
 // CHECK-SAME: collective = "allgatherv"
-// CHECK: %[[R:[0-9]+]] = sched.rank
-// CHECK: %[[ZERO:[0-9]+]] = sched.const 0
-// CHECK: %[[OWN:[0-9]+]] = sched.count recvcount[%[[R]]]
-// CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[0-9]+}}] len %[[OWN]]
+// CHECK: %[[R:[a-z0-9_]+]] = sched.rank
+// CHECK: %[[ZERO:[a-z0-9_]+]] = sched.const 0
+// CHECK: %[[OWN:[a-z0-9_]+]] = sched.count recvcount[%[[R]]]
+// CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[a-z0-9_]+}}] len %[[OWN]]
 // CHECK: sched.for %k
 // CHECK: sched.send sendbuf[%[[ZERO]], %[[OWN]]] to
 coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
