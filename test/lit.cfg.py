@@ -14,6 +14,9 @@ config.test_exec_root = os.path.join(config.collc_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# For tests that link the runtime core into a small C program.
+config.substitutions.append(("%collrt_include", os.path.join(config.collc_src_root, "runtime", "include")))
+config.substitutions.append(("%collrt_core_lib", os.path.join(config.collc_obj_root, "lib", "libcollrt_core.a")))
 config.substitutions.append(("%examples", os.path.join(config.collc_src_root, "examples")))
 # MPICH's hydra: allow oversubscription and keep runs independent of the
 # caller's environment; -n is given per test.

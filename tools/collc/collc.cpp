@@ -1,8 +1,8 @@
 //===- collc.cpp - the collc compiler driver ------------------------------===//
 //
-//   collc SPEC.yaml [-o OUT] [--emit=coll|sched|plan|c]   compile a spec
+//   collc SPEC.yaml [-o OUT] [--emit=coll|sched|plan|c|obj]   compile a spec
 //   collc FILE.mlir ...                                  compile coll/sched IR
-//   collc PLAN.collplan --emit=sched|c                   inspect a plan
+//   collc PLAN.collplan --emit=sched|c|obj               inspect or re-wrap
 //
 // Pipeline: spec -> coll IR -> coll-select-algorithm -> coll-lower-* ->
 // cse -> sched-verify -> plan bytes. MLIR's pass manager options
@@ -14,6 +14,7 @@
 #include "lib/Frontend/SpecToColl.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Plan/CSource.h"
+#include "lib/Plan/ObjectFile.h"
 #include "lib/Plan/PlanEmitter.h"
 #include "lib/Plan/PlanImporter.h"
 #include "lib/Spec/Spec.h"
@@ -41,7 +42,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { Coll, Sched, Plan, C };
+enum class EmitKind { Coll, Sched, Plan, C, Obj };
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<spec.yaml | file.mlir | "
@@ -58,7 +59,10 @@ cl::opt<EmitKind> emitKind(
                clEnumValN(EmitKind::Sched, "sched", "the schedule (sched IR)"),
                clEnumValN(EmitKind::Plan, "plan", "binary .collplan"),
                clEnumValN(EmitKind::C, "c",
-                          "the plan bytes as a C array and size")));
+                          "the plan bytes as a C array and size"),
+               clEnumValN(EmitKind::Obj, "obj",
+                          "an object file defining the same symbols as "
+                          "--emit=c")));
 cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("Simulate and check the schedule for every communicator size "
@@ -66,7 +70,7 @@ cl::opt<int64_t> verifyRanks(
     cl::init(9));
 cl::opt<std::string>
     symbolName("symbol",
-               cl::desc("C symbol for --emit=c (default: from the input "
+               cl::desc("C symbol for --emit=c and --emit=obj (default: from the input "
                         "file name)"));
 cl::opt<bool> explain("explain",
                       cl::desc("Show the cost model's estimates for every "
@@ -101,12 +105,30 @@ LogicalResult writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write,
 }
 
 LogicalResult writePlan(ArrayRef<uint8_t> bytes) {
+  std::string symbol =
+      symbolName.empty() ? defaultSymbol() : symbolName.getValue();
+  if (emitKind == EmitKind::Obj) {
+    std::string path = outputFilename.empty()
+                           ? llvm::sys::path::stem(inputFilename).str() + ".o"
+                           : outputFilename.getValue();
+    std::string error;
+    auto output = openOutputFile(path, &error);
+    if (!output) {
+      llvm::errs() << "collc: error: " << error << "\n";
+      return failure();
+    }
+    if (llvm::Error err = writePlanObject(bytes, symbol, output->os())) {
+      llvm::errs() << "collc: error: " << llvm::toString(std::move(err))
+                   << "\n";
+      return failure();
+    }
+    output->keep();
+    return success();
+  }
   if (emitKind == EmitKind::C)
     return writeOutput(
         [&](llvm::raw_ostream &os) {
-          writePlanCSource(bytes, symbolName.empty() ? defaultSymbol()
-                                                     : symbolName.getValue(),
-                           os);
+          writePlanCSource(bytes, symbol, os);
         },
         "-");
   std::string defaultPath =
