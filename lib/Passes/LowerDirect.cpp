@@ -5,7 +5,8 @@
 // at once (the "shift" order). With order = random the steps run in a
 // per-rank seeded permutation, which spreads link load on a torus like BG/L's
 // AR strategy. Receives are posted up front (recv_depth 0); sends are
-// throttled by the FIFO depth. The rank's own block is a local copy.
+// throttled by the FIFO depth. The rank's own block is a local copy, queued
+// after the sends so that it overlaps them.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -33,9 +34,7 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultDirectDepth;
   auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/0);
-  sched::PlanOp plan =
-      createPlanFor(builder, op, collective, "direct", {fifo}, {});
-  (void)plan;
+  createPlanFor(builder, op, collective, "direct", {fifo}, {});
   ScheduleBuilder b(builder, op.getLoc());
   b.phase("exchange", 0);
   Value r = b.rank(), p = b.size(), zero = b.c(0);
@@ -43,9 +42,6 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   // Allgatherv sends its one contribution, rcount(r) bytes from offset 0, to
   // everybody; alltoall(v) sends a different block to each peer.
   Value ownLength = b.count(CountArray::recvcount, r);
-  Value ownSendOffset = gather ? zero : b.count(CountArray::senddispl, r);
-  b.copy(Buffer::sendbuf, ownSendOffset, Buffer::recvbuf,
-         b.count(CountArray::recvdispl, r), ownLength);
 
   Value seed = op.getOrder() == "random"
                    ? b.c(static_cast<int64_t>(op.getSeed()))
@@ -61,6 +57,12 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   else
     b.send(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
            b.count(CountArray::sendcount, dst), dst, zero);
+
+  // The own block last: the copy overlaps the messages already in flight.
+  builder.setInsertionPointAfter(loop);
+  Value ownSendOffset = gather ? zero : b.count(CountArray::senddispl, r);
+  b.copy(Buffer::sendbuf, ownSendOffset, Buffer::recvbuf,
+         b.count(CountArray::recvdispl, r), ownLength);
   op.erase();
 }
 

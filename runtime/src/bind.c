@@ -151,11 +151,14 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     c->req_step = malloc((n + 1) * sizeof *c->req_step);
     c->indices = malloc((n + 1) * sizeof *c->indices);
     c->statuses = malloc((n + 1) * sizeof *c->statuses);
+    c->copy_step = malloc((n + 1) * sizeof *c->copy_step);
+    c->copy_done = malloc((n + 1) * sizeof *c->copy_done);
     if (a->flags & COLLRT_BIND_TRACE) {
       c->t_issue = calloc(n + 1, sizeof *c->t_issue);
       c->t_done = calloc(n + 1, sizeof *c->t_done);
     }
     if (!c->buf[COLLRT_BUF_SCRATCH] || !c->reqs || !c->req_step || !c->indices || !c->statuses ||
+        !c->copy_step || !c->copy_done ||
         ((a->flags & COLLRT_BIND_TRACE) && (!c->t_issue || !c->t_done))) {
       collrt_diag_set(diag, "cannot allocate %lld scratch bytes and state for %zu steps",
                       (long long)c->steps.scratch_bytes, n);
@@ -379,6 +382,8 @@ void collrt_coll_free(collrt_coll_t *c) {
   free(c->req_step);
   free(c->indices);
   free(c->statuses);
+  free(c->copy_step);
+  free(c->copy_done);
   free(c->t_issue);
   free(c->t_done);
   free(c);

@@ -21,6 +21,9 @@ struct collrt_coll {
   int *indices;        /* MPI_Testsome output */
   MPI_Status *statuses;
   int nactive;
+  uint32_t *copy_step; /* copies under way, done in chunks between polls */
+  int64_t *copy_done;  /* bytes of each copied so far */
+  int ncopying;
   int running;         /* between start and the completion seen by test/wait */
   double t_start;      /* MPI_Wtime at the last start */
   double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */

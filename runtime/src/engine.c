@@ -1,6 +1,8 @@
 /* The progress engine: issues steps under the FIFO rules with MPI_Isend /
- * MPI_Irecv on each FIFO's communicator, copies with memcpy, and completes
- * requests with MPI_Testsome. */
+ * MPI_Irecv on each FIFO's communicator, copies with memmove, and completes
+ * requests with MPI_Testsome. A large copy is done in chunks with a poll in
+ * between, so a rank copying its own block keeps its messages moving (MPI
+ * progresses a rendezvous transfer only inside MPI calls). */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdlib.h>
@@ -18,6 +20,34 @@ static collrt_status_t mpi_fail(collrt_diag_t *diag, int rc, const char *what,
   collrt_diag_set(diag, "%s (peer %d, %lld bytes, fifo %u, tag %d, stmt %u) failed: %s",
                   what, s->peer, (long long)s->len, s->fifo, s->tag, s->stmt, msg);
   return COLLRT_ERR_MPI;
+}
+
+enum { COPY_CHUNK = 64 * 1024 };
+
+/* Advances every copy under way by one chunk; returns 1 if any moved. */
+static int advance_copies(collrt_coll_t *c, int trace) {
+  int moved = 0;
+  for (int k = 0; k < c->ncopying;) {
+    uint32_t i = c->copy_step[k];
+    const collrt_step_t *s = &c->steps.steps[i];
+    int64_t done = c->copy_done[k];
+    int64_t n = s->len - done < COPY_CHUNK ? s->len - done : COPY_CHUNK;
+    memmove(c->buf[s->dst_buf] + s->dst_off + done, c->buf[s->buf] + s->off + done,
+            (size_t)n);
+    moved = 1;
+    c->copy_done[k] = done + n;
+    if (c->copy_done[k] < s->len) {
+      ++k;
+      continue;
+    }
+    collrt_fq_complete(&c->fq, i);
+    if (trace)
+      c->t_done[i] = MPI_Wtime();
+    --c->ncopying;
+    c->copy_step[k] = c->copy_step[c->ncopying];
+    c->copy_done[k] = c->copy_done[c->ncopying];
+  }
+  return moved;
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -39,10 +69,8 @@ static collrt_status_t progress(collrt_coll_t *c, int *progressed,
       if (trace)
         c->t_issue[i] = MPI_Wtime();
       if (s->kind == COLLRT_STEP_COPY) {
-        memmove(c->buf[s->dst_buf] + s->dst_off, c->buf[s->buf] + s->off, (size_t)s->len);
-        collrt_fq_complete(&c->fq, i);
-        if (trace)
-          c->t_done[i] = MPI_Wtime();
+        c->copy_step[c->ncopying] = (uint32_t)i;
+        c->copy_done[c->ncopying++] = 0;
         continue;
       }
       int rc;
@@ -83,6 +111,8 @@ static collrt_status_t progress(collrt_coll_t *c, int *progressed,
         }
       }
     }
+    if (advance_copies(c, trace))
+      moved = 1;
     if (!moved)
       return COLLRT_OK;
     *progressed = 1;
@@ -100,6 +130,7 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   }
   collrt_fq_reset(&c->fq);
   c->nactive = 0;
+  c->ncopying = 0;
   c->running = 1;
   c->t_start = MPI_Wtime();
   return COLLRT_OK;

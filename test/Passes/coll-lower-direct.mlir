@@ -2,13 +2,13 @@
 // RUN: %collc-opt %s --coll-lower-direct --sched-verify=max-ranks=5 | FileCheck %s
 
 // Shift order: at step k rank r receives from (r - k) mod P and sends to
-// (r + k) mod P; its own block is a local copy.
+// (r + k) mod P; its own block is a local copy after the loop, so that it
+// overlaps the messages in flight.
 // CHECK-LABEL: sched.plan @alltoall_shift
 // CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
 // CHECK: sched.phase "exchange" fifo(0)
 // CHECK: %[[R:[a-z0-9_]+]] = sched.rank
 // CHECK: %[[P:[a-z0-9_]+]] = sched.size
-// CHECK: sched.copy sendbuf[%{{[a-z0-9_]+}}] to recvbuf[%{{[a-z0-9_]+}}] len
 // CHECK: %[[ONE:[a-z0-9_]+]] = sched.const 1
 // CHECK: sched.for %k = %[[ONE]] to %[[P]] {
 // CHECK: %[[A:[a-z0-9_]+]] = sched.add %[[R]], %k
@@ -21,6 +21,9 @@
 // CHECK: %[[SLEN:[a-z0-9_]+]] = sched.count sendcount[%[[DST]]]
 // CHECK: %[[SOFF:[a-z0-9_]+]] = sched.count senddispl[%[[DST]]]
 // CHECK: sched.send sendbuf[%[[SOFF]], %[[SLEN]]] to %[[DST]]
+// CHECK-NEXT: }
+// CHECK: %[[OWNOFF:[a-z0-9_]+]] = sched.count senddispl[%[[R]]]
+// CHECK: sched.copy sendbuf[%[[OWNOFF]]] to recvbuf[%{{[a-z0-9_]+}}] len
 // CHECK-NOT: coll.alltoall
 coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
 
@@ -43,9 +46,9 @@ coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [
 // CHECK: %[[R:[a-z0-9_]+]] = sched.rank
 // CHECK: %[[ZERO:[a-z0-9_]+]] = sched.const 0
 // CHECK: %[[OWN:[a-z0-9_]+]] = sched.count recvcount[%[[R]]]
-// CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[a-z0-9_]+}}] len %[[OWN]]
 // CHECK: sched.for %k
 // CHECK: sched.send sendbuf[%[[ZERO]], %[[OWN]]] to
+// CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[a-z0-9_]+}}] len %[[OWN]]
 coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
 
 // Other algorithms are left to their own lowering.

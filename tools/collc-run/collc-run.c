@@ -29,7 +29,8 @@
  *   op=... alg=... impl=collc P=... bytes=... iters=... median_us=... min_us=...
  *   op=... alg=... impl=mpi   P=... ... ratio=<collc median / mpi median>
  * where each iteration is MPI_Barrier; start+wait (or the native call), its
- * time is the maximum over ranks, and median/min are over iterations. */
+ * time is the maximum over ranks, and median/min are over iterations. With
+ * --native the two alternate iteration by iteration. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -222,31 +223,44 @@ static int parse(int argc, char **argv, options_t *o) {
   return 0;
 }
 
-/* Times `iters` runs; returns the per-iteration maxima over ranks. */
-static void time_runs(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm,
-                      int iters, int warmup, double *out, int *failed) {
+/* One timed run of the plan (c != NULL) or of the native collective: the
+ * maximum over ranks of Barrier-separated start+wait, in microseconds. */
+static double timed_run(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm) {
   collrt_diag_t diag;
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  collrt_status_t st = COLLRT_OK;
+  if (c) {
+    st = collrt_start(c, &diag);
+    if (!st)
+      st = collrt_wait(c, &diag);
+  } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
+    st = COLLRT_ERR_MPI;
+    snprintf(diag.message, sizeof diag.message, "native collective failed");
+  }
+  double t = MPI_Wtime() - t0, tmax;
+  if (st) {
+    fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+    MPI_Abort(MPI_COMM_WORLD, 1); /* only this rank may have failed */
+  }
+  MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return tmax * 1e6;
+}
+
+/* Times `iters` runs after `warmup`. With --native the plan and the native
+ * collective alternate run by run, so drift in the machine's state (noise,
+ * clock, caches) hits both alike and the ratio is fair. */
+static void time_runs(collrt_coll_t *c, int with_native, int op, const bufs_t *b,
+                      MPI_Comm comm, int iters, int warmup, double *tc, double *tn) {
   for (int it = -warmup; it < iters; ++it) {
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    collrt_status_t st = COLLRT_OK;
-    if (c) {
-      st = collrt_start(c, &diag);
-      if (!st)
-        st = collrt_wait(c, &diag);
-    } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
-      st = COLLRT_ERR_MPI;
-      snprintf(diag.message, sizeof diag.message, "native collective failed");
-    }
-    double t = MPI_Wtime() - t0, tmax;
-    if (st) {
-      fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
-      *failed = 1;
-      MPI_Abort(MPI_COMM_WORLD, 1); /* only this rank may have failed */
-    }
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    double t = timed_run(c, op, b, comm);
     if (it >= 0)
-      out[it] = tmax * 1e6;
+      tc[it] = t;
+    if (!with_native)
+      continue;
+    t = timed_run(NULL, op, b, comm);
+    if (it >= 0)
+      tn[it] = t;
   }
 }
 
@@ -367,9 +381,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   fill(&b, 0);
-  time_runs(coll, op, &b, comm, o.iters, o.warmup, tc, &failed);
-  if (o.native)
-    time_runs(NULL, op, &b, comm, o.iters, o.warmup, tn, &failed);
+  time_runs(coll, o.native, op, &b, comm, o.iters, o.warmup, tc, tn);
   if (o.trace) {
     char path[4096];
     if (!strcmp(o.comm, "split"))
