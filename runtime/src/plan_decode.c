@@ -527,6 +527,9 @@ uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan) {
   return (uint64_t)d->shape[0] * d->shape[1] * d->shape[2] * d->ranks_per_node;
 }
 
+/* Only plans that use the topology depend on the communicator's shape; the
+ * others (direct, blocked ring) are defined for every size, whatever
+ * ranks_per_node says. */
 collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
                                        collrt_diag_t *diag) {
   const collrt_plan_desc_t *d = &plan->desc;
@@ -542,11 +545,6 @@ collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
                     size, shape, kind, d->ranks_per_node,
                     d->ranks_per_node == 1 ? "" : "s",
                     (unsigned long long)collrt_plan_topology_ranks(plan));
-    return COLLRT_ERR_COMM_MISMATCH;
-  }
-  if (d->ranks_per_node > 1 && size % (int)d->ranks_per_node) {
-    collrt_diag_set(diag, "communicator has %d ranks, not a multiple of the plan's %u ranks per node",
-                    size, d->ranks_per_node);
     return COLLRT_ERR_COMM_MISMATCH;
   }
   return COLLRT_OK;
