@@ -51,7 +51,7 @@ def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
     match receives, and nothing may deadlock under the declared depths.
   }];
   let options = [
-    Option<"maxRanks", "max-ranks", "int64_t", /*default=*/"9",
+    Option<"maxRanks", "max-ranks", "int64_t", /*default=*/"16",
            "verify every communicator size from 1 to this">
   ];
 }

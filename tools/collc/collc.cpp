@@ -67,7 +67,7 @@ cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("Simulate and check the schedule for every communicator size "
              "up to N (0 = skip)"),
-    cl::init(9));
+    cl::init(16));
 cl::opt<std::string>
     symbolName("symbol",
                cl::desc("C symbol for --emit=c and --emit=obj (default: from the input "
