@@ -33,9 +33,13 @@ static collrt_status_t mpi_error(collrt_diag_t *diag, int rc, const char *what) 
 /* Checks that can fail without a valid communicator return at once: they
  * fail on every rank alike when the caller passes them alike. */
 static collrt_status_t begin(bind_args_t *a, const collrt_plan_t *plan,
-                             MPI_Comm comm, collrt_coll_t **out,
+                             MPI_Comm comm, const void *sendbuf, void *recvbuf,
+                             unsigned flags, collrt_coll_t **out,
                              collrt_diag_t *diag) {
   memset(a, 0, sizeof *a);
+  a->flags = flags;
+  a->sendbuf = sendbuf;
+  a->recvbuf = recvbuf;
   if (!plan || !out || comm == MPI_COMM_NULL) {
     collrt_diag_set(diag, "collrt_bind: %s", !plan ? "plan is NULL" : !out ? "out_coll is NULL"
                                                                           : "comm is MPI_COMM_NULL");
@@ -218,12 +222,9 @@ collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
                                      unsigned flags, collrt_coll_t **out,
                                      collrt_diag_t *diag) {
   bind_args_t a;
-  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  collrt_status_t st = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
   if (st)
     return st;
-  a.flags = flags;
-  a.sendbuf = sendbuf;
-  a.recvbuf = recvbuf;
   int64_t tsize = 0;
   st = check_op(plan, COLLRT_OP_ALLTOALL, diag);
   if (!st)
@@ -262,12 +263,9 @@ collrt_status_t collrt_bind_alltoallv(
     const int recvcounts[], const int rdispls[], MPI_Datatype type,
     unsigned flags, collrt_coll_t **out, collrt_diag_t *diag) {
   bind_args_t a;
-  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  collrt_status_t st = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
   if (st)
     return st;
-  a.flags = flags;
-  a.sendbuf = sendbuf;
-  a.recvbuf = recvbuf;
   int P = a.size;
   int64_t tsize = 0;
   if (!sendcounts || !sdispls || !recvcounts || !rdispls || sendbuf == MPI_IN_PLACE) {
@@ -308,12 +306,9 @@ collrt_status_t collrt_bind_allgatherv(
     MPI_Datatype type, unsigned flags, collrt_coll_t **out,
     collrt_diag_t *diag) {
   bind_args_t a;
-  collrt_status_t st = begin(&a, plan, comm, out, diag);
+  collrt_status_t st = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
   if (st)
     return st;
-  a.flags = flags;
-  a.sendbuf = sendbuf;
-  a.recvbuf = recvbuf;
   int P = a.size;
   int64_t tsize = 0;
   if (!recvcounts || !displs || sendbuf == MPI_IN_PLACE || sendcount < 0) {

@@ -89,8 +89,11 @@ std::string defaultSymbol() {
   return sanitizeSymbol(llvm::sys::path::stem(inputFilename).str() + "_plan");
 }
 
-LogicalResult writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write,
-                          StringRef defaultPath) {
+/// Opens -o (or `defaultPath`), lets `write` fill it, and keeps the file
+/// only if `write` succeeded.
+LogicalResult
+writeOutput(llvm::function_ref<LogicalResult(llvm::raw_pwrite_stream &)> write,
+            StringRef defaultPath) {
   std::string path = outputFilename.empty() ? defaultPath.str()
                                             : outputFilename.getValue();
   std::string error;
@@ -99,7 +102,8 @@ LogicalResult writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write,
     llvm::errs() << "collc: error: " << error << "\n";
     return failure();
   }
-  write(output->os());
+  if (failed(write(output->os())))
+    return failure();
   output->keep();
   return success();
 }
@@ -107,41 +111,40 @@ LogicalResult writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write,
 LogicalResult writePlan(ArrayRef<uint8_t> bytes) {
   std::string symbol =
       symbolName.empty() ? defaultSymbol() : symbolName.getValue();
-  if (emitKind == EmitKind::Obj) {
-    std::string path = outputFilename.empty()
-                           ? llvm::sys::path::stem(inputFilename).str() + ".o"
-                           : outputFilename.getValue();
-    std::string error;
-    auto output = openOutputFile(path, &error);
-    if (!output) {
-      llvm::errs() << "collc: error: " << error << "\n";
-      return failure();
-    }
-    if (llvm::Error err = writePlanObject(bytes, symbol, output->os())) {
-      llvm::errs() << "collc: error: " << llvm::toString(std::move(err))
-                   << "\n";
-      return failure();
-    }
-    output->keep();
-    return success();
-  }
+  std::string stem = llvm::sys::path::stem(inputFilename).str();
+  if (emitKind == EmitKind::Obj)
+    return writeOutput(
+        [&](llvm::raw_pwrite_stream &os) -> LogicalResult {
+          if (llvm::Error err = writePlanObject(bytes, symbol, os)) {
+            llvm::errs() << "collc: error: " << llvm::toString(std::move(err))
+                         << "\n";
+            return failure();
+          }
+          return success();
+        },
+        stem + ".o");
   if (emitKind == EmitKind::C)
     return writeOutput(
-        [&](llvm::raw_ostream &os) {
+        [&](llvm::raw_pwrite_stream &os) {
           writePlanCSource(bytes, symbol, os);
+          return success();
         },
         "-");
-  std::string defaultPath =
-      llvm::sys::path::stem(inputFilename).str() + ".collplan";
   return writeOutput(
-      [&](llvm::raw_ostream &os) {
+      [&](llvm::raw_pwrite_stream &os) {
         os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+        return success();
       },
-      defaultPath);
+      stem + ".collplan");
 }
 
 LogicalResult printModule(ModuleOp module) {
-  return writeOutput([&](llvm::raw_ostream &os) { module.print(os); }, "-");
+  return writeOutput(
+      [&](llvm::raw_pwrite_stream &os) {
+        module.print(os);
+        return success();
+      },
+      "-");
 }
 
 /// A plan given as input: show it as sched IR or re-wrap its bytes.
