@@ -36,13 +36,12 @@ struct Distribution {
 std::vector<Distribution> distributionsFor(uint8_t op, int p) {
   std::vector<Distribution> out;
   std::mt19937_64 rng(12345 + p);
-  auto uniform = [&](const char *name, int64_t bytes, size_t n) {
+  auto uniform = [&](const std::string &name, int64_t bytes, size_t n) {
     out.push_back({name, std::vector<int64_t>(n, bytes)});
   };
   if (op == COLLRT_OP_ALLTOALL) {
     for (int64_t bytes : {0, 1, 7})
-      uniform(("uniform " + std::to_string(bytes) + " B").c_str(), bytes,
-              size_t(p) * p);
+      uniform("uniform " + std::to_string(bytes) + " B", bytes, size_t(p) * p);
     return out;
   }
   if (op == COLLRT_OP_ALLTOALLV) {

@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SwapByteOrder.h"
 
 #include <cstring>
 #include <vector>
@@ -283,29 +284,19 @@ LogicalResult Emitter::emitOp(Operation &op) {
           return failure();
         return emitBody(openStatement(stmt), branch.getBody().front());
       })
-      .Case([&](SendOp send) -> LogicalResult {
-        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_SEND);
-        stmt.buf0 = static_cast<uint8_t>(send.getBuffer());
-        if (failed(setExpr(stmt, COLLRT_E_PEER, send.getPeer())) ||
-            failed(setExpr(stmt, COLLRT_E_OFF, send.getOffset())) ||
-            failed(setExpr(stmt, COLLRT_E_LEN, send.getLength())) ||
-            failed(setExpr(stmt, COLLRT_E_TAG, send.getTag())))
+      .Case<SendOp, RecvOp>([&](auto transfer) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(isa<SendOp>(transfer.getOperation())
+                                          ? COLLRT_STMT_SEND
+                                          : COLLRT_STMT_RECV);
+        stmt.buf0 = static_cast<uint8_t>(transfer.getBuffer());
+        if (failed(setExpr(stmt, COLLRT_E_PEER, transfer.getPeer())) ||
+            failed(setExpr(stmt, COLLRT_E_OFF, transfer.getOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_LEN, transfer.getLength())) ||
+            failed(setExpr(stmt, COLLRT_E_TAG, transfer.getTag())))
           return failure();
-        return emitTransfer(send, stmt, send.getWaitEvent(),
-                            send.getWaitIndex(), send.getSignalEvent(),
-                            send.getSignalIndex());
-      })
-      .Case([&](RecvOp recv) -> LogicalResult {
-        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_RECV);
-        stmt.buf0 = static_cast<uint8_t>(recv.getBuffer());
-        if (failed(setExpr(stmt, COLLRT_E_PEER, recv.getPeer())) ||
-            failed(setExpr(stmt, COLLRT_E_OFF, recv.getOffset())) ||
-            failed(setExpr(stmt, COLLRT_E_LEN, recv.getLength())) ||
-            failed(setExpr(stmt, COLLRT_E_TAG, recv.getTag())))
-          return failure();
-        return emitTransfer(recv, stmt, recv.getWaitEvent(),
-                            recv.getWaitIndex(), recv.getSignalEvent(),
-                            recv.getSignalIndex());
+        return emitTransfer(transfer, stmt, transfer.getWaitEvent(),
+                            transfer.getWaitIndex(), transfer.getSignalEvent(),
+                            transfer.getSignalIndex());
       })
       .Case([&](CopyOp copy) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_COPY);
@@ -341,11 +332,7 @@ static std::optional<collrt_algorithm_t> planAlgorithmFor(StringRef name) {
 }
 
 FailureOr<PlanPtr> Emitter::run() {
-  static_assert(sizeof(int32_t) == 4, "plan immediates are 32/64-bit");
-  uint16_t probe = 1;
-  uint8_t firstByte;
-  std::memcpy(&firstByte, &probe, 1);
-  if (firstByte != 1)
+  if (!llvm::sys::IsLittleEndianHost)
     return plan.emitError("plan emission needs a little-endian host");
 
   std::optional<collrt_op_t> op = planOpFor(plan.getCollective());

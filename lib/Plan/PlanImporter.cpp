@@ -185,28 +185,27 @@ void Importer::importTransfer(const collrt_stmt_t &stmt) {
       eventIndex(stmt, stmt.signal_event, COLLRT_E_SIGNAL_I);
   FlatSymbolRefAttr waitRef = eventRef(stmt.wait_event);
   FlatSymbolRefAttr signalRef = eventRef(stmt.signal_event);
-  switch (stmt.kind) {
-  case COLLRT_STMT_SEND:
-    builder.create<SendOp>(loc, static_cast<Buffer>(stmt.buf0),
-                           expr(stmt, COLLRT_E_OFF), expr(stmt, COLLRT_E_LEN),
-                           expr(stmt, COLLRT_E_PEER), expr(stmt, COLLRT_E_TAG),
+  if (stmt.kind == COLLRT_STMT_COPY) {
+    Value srcOffset = expr(stmt, COLLRT_E_SRC_OFF);
+    Value dstOffset = expr(stmt, COLLRT_E_DST_OFF);
+    Value length = expr(stmt, COLLRT_E_LEN);
+    builder.create<CopyOp>(loc, static_cast<Buffer>(stmt.buf0), srcOffset,
+                           static_cast<Buffer>(stmt.buf1), dstOffset, length,
                            waitRef, wait, signalRef, signal);
-    break;
-  case COLLRT_STMT_RECV:
-    builder.create<RecvOp>(loc, static_cast<Buffer>(stmt.buf0),
-                           expr(stmt, COLLRT_E_OFF), expr(stmt, COLLRT_E_LEN),
-                           expr(stmt, COLLRT_E_PEER), expr(stmt, COLLRT_E_TAG),
-                           waitRef, wait, signalRef, signal);
-    break;
-  default:
-    builder.create<CopyOp>(loc, static_cast<Buffer>(stmt.buf0),
-                           expr(stmt, COLLRT_E_SRC_OFF),
-                           static_cast<Buffer>(stmt.buf1),
-                           expr(stmt, COLLRT_E_DST_OFF),
-                           expr(stmt, COLLRT_E_LEN), waitRef, wait, signalRef,
-                           signal);
-    break;
+    return;
   }
+  // SEND and RECV share their operands; values are created in slot order.
+  auto buffer = static_cast<Buffer>(stmt.buf0);
+  Value peer = expr(stmt, COLLRT_E_PEER);
+  Value offset = expr(stmt, COLLRT_E_OFF);
+  Value length = expr(stmt, COLLRT_E_LEN);
+  Value tag = expr(stmt, COLLRT_E_TAG);
+  if (stmt.kind == COLLRT_STMT_SEND)
+    builder.create<SendOp>(loc, buffer, offset, length, peer, tag, waitRef,
+                           wait, signalRef, signal);
+  else
+    builder.create<RecvOp>(loc, buffer, offset, length, peer, tag, waitRef,
+                           wait, signalRef, signal);
 }
 
 void Importer::importBody(size_t first, size_t count) {
@@ -288,18 +287,16 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
   for (unsigned f = 0; f < desc.nfifos; ++f)
     fifos.push_back(FifoAttr::get(context, desc.fifos[f].send_depth,
                                   desc.fifos[f].recv_depth));
-  SmallVector<StringRef> eventNames;
-  SmallVector<std::string> storage;
+  // The format keeps no names: events are e0, e1, ... as eventRef spells them.
+  SmallVector<Attribute> eventNames;
   for (unsigned e = 0; e < desc.nevents; ++e)
-    storage.push_back("e" + std::to_string(e));
-  for (const std::string &name : storage)
-    eventNames.push_back(name);
+    eventNames.push_back(builder.getStringAttr("e" + std::to_string(e)));
 
   auto planOp = builder.create<PlanOp>(
       loc, builder.getStringAttr("plan"),
       builder.getStringAttr(collectiveName(desc.op)),
       builder.getStringAttr(algorithmName(desc.algorithm)), topology,
-      builder.getArrayAttr(fifos), builder.getStrArrayAttr(eventNames));
+      builder.getArrayAttr(fifos), builder.getArrayAttr(eventNames));
   builder.setInsertionPointToStart(&planOp.getBody().emplaceBlock());
   Importer importer(desc, builder, loc);
   if (desc.scratch_expr != COLLRT_EXPR_NONE)

@@ -132,10 +132,8 @@ static collrt_status_t to_bytes(bind_args_t *a, const int *counts, const int *di
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
                               collrt_diag_t *diag) {
-  collrt_coll_t *c = NULL;
-  if (!st)
-    st = collrt_plan_check_size(a->plan, a->size, diag);
-  c = calloc(1, sizeof *c);
+  /* collrt_expand checks that the communicator fits the plan. */
+  collrt_coll_t *c = calloc(1, sizeof *c);
   if (c)
     for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
       c->fifo_comm[f] = MPI_COMM_NULL;
