@@ -15,8 +15,9 @@
  * queue (RECV), each in program order with head-of-line blocking; a step is
  * issued once its `dep` step completed and its queue's window (send_depth,
  * recv_depth; 0 = unlimited) has room; one MPI_Comm_dup per FIFO; MPI_Isend /
- * MPI_Irecv, memcpy for COPY, MPI_Waitsome when nothing can be issued. It
- * shares no code with the runtime's engine or FIFO queue.
+ * MPI_Irecv, memcpy for COPY (after posting what the queues allow), and
+ * MPI_Waitsome when nothing can be issued. It shares no code with the
+ * runtime's engine or FIFO queue.
  *
  * Verification: --verify N runs (default 2) with fresh data each, then the
  * last timed run, compare the receive buffers of runtime, twin and MPI's
@@ -75,6 +76,8 @@ typedef struct twin {
   size_t ndone;
   MPI_Request *reqs;                 /* in flight, compact */
   uint32_t *req_step;
+  uint32_t *copies;                  /* issued COPY steps not yet done */
+  int ncopies;
   int *idx;
   MPI_Status *statuses; /* not read; GCC 12 flags MPI_STATUSES_IGNORE here */
   int nactive;
@@ -99,9 +102,10 @@ static int twin_init(twin_t *t, const collrt_plan_desc_t *d, const collrt_steps_
   t->reqs = malloc(n * sizeof *t->reqs);
   t->req_step = malloc(n * sizeof *t->req_step);
   t->idx = malloc(n * sizeof *t->idx);
+  t->copies = malloc(n * sizeof *t->copies);
   t->statuses = malloc(n * sizeof *t->statuses);
   if (!t->buf[COLLRT_BUF_SCRATCH] || !t->order || !t->done || !t->reqs || !t->req_step || !t->idx ||
-      !t->statuses)
+      !t->statuses || !t->copies)
     return -1;
   for (int f = 0; f < d->nfifos; ++f) {
     t->depth[2 * f] = d->fifos[f].send_depth;
@@ -131,43 +135,38 @@ static void twin_free(twin_t *t) {
   free(t->req_step);
   free(t->idx);
   free(t->statuses);
+  free(t->copies);
 }
 
-/* Issues every queue head that may go, until none may (a COPY completes at
- * once and may release heads of other queues, hence the outer loop). */
+/* Issues every queue head that may go. A COPY is only queued here: like
+ * the runtime's, it leaves its queue when issued, so the transfers behind it
+ * are posted before the memcpy runs (twin_run does the copies). */
 static int twin_issue(twin_t *t) {
-  int issued;
-  do {
-    issued = 0;
-    for (int q = 0; q < t->nqueues; ++q) {
-      while (t->head[q] < t->first[q + 1]) {
-        uint32_t i = t->order[t->head[q]];
-        const collrt_step_t *s = &t->steps[i];
-        if (s->dep >= 0 && !t->done[s->dep])
+  for (int q = 0; q < t->nqueues; ++q) {
+    while (t->head[q] < t->first[q + 1]) {
+      uint32_t i = t->order[t->head[q]];
+      const collrt_step_t *s = &t->steps[i];
+      if (s->dep >= 0 && !t->done[s->dep])
+        break;
+      if (s->kind == COLLRT_STEP_COPY) {
+        t->copies[t->ncopies++] = i;
+      } else {
+        if (t->depth[q] && t->inflight[q] >= t->depth[q])
           break;
-        if (s->kind == COLLRT_STEP_COPY) {
-          memcpy(t->buf[s->dst_buf] + s->dst_off, t->buf[s->buf] + s->off, (size_t)s->len);
-          t->done[i] = 1;
-          ++t->ndone;
-        } else {
-          if (t->depth[q] && t->inflight[q] >= t->depth[q])
-            break;
-          void *p = t->buf[s->buf] + s->off;
-          int rc = s->kind == COLLRT_STEP_SEND
-                       ? MPI_Isend(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
-                                   &t->reqs[t->nactive])
-                       : MPI_Irecv(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
-                                   &t->reqs[t->nactive]);
-          if (rc != MPI_SUCCESS)
-            return rc;
-          t->req_step[t->nactive++] = i;
-          ++t->inflight[q];
-        }
-        ++t->head[q];
-        issued = 1;
+        void *p = t->buf[s->buf] + s->off;
+        int rc = s->kind == COLLRT_STEP_SEND
+                     ? MPI_Isend(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
+                                 &t->reqs[t->nactive])
+                     : MPI_Irecv(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
+                                 &t->reqs[t->nactive]);
+        if (rc != MPI_SUCCESS)
+          return rc;
+        t->req_step[t->nactive++] = i;
+        ++t->inflight[q];
       }
+      ++t->head[q];
     }
-  } while (issued);
+  }
   return MPI_SUCCESS;
 }
 
@@ -186,6 +185,16 @@ static int twin_run(twin_t *t) {
     int rc = twin_issue(t);
     if (rc != MPI_SUCCESS)
       return rc;
+    if (t->ncopies) { /* completed copies may release queue heads: issue again */
+      for (int k = 0; k < t->ncopies; ++k) {
+        const collrt_step_t *s = &t->steps[t->copies[k]];
+        memcpy(t->buf[s->dst_buf] + s->dst_off, t->buf[s->buf] + s->off, (size_t)s->len);
+        t->done[t->copies[k]] = 1;
+      }
+      t->ndone += (size_t)t->ncopies;
+      t->ncopies = 0;
+      continue;
+    }
     if (t->ndone == t->nsteps)
       return MPI_SUCCESS;
     if (t->nactive == 0)
