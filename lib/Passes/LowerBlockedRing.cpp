@@ -29,6 +29,12 @@ namespace {
 
 /// Blocks in flight per rank: the pipeline needs only a few.
 constexpr int64_t kDefaultRingDepth = 4;
+/// Receives in flight per send in flight: a receiver a little ahead of its
+/// sender absorbs jitter in the chain (measured: 8 KiB in 8-byte blocks on 2
+/// ranks ran 5x faster than with all 1024 receives posted).
+constexpr int64_t kRecvWindowFactor = 2;
+/// Largest FIFO depth the format holds (sched constraint F2).
+constexpr int64_t kMaxDepth = 65535;
 /// Smallest block the run-time formula may pick ("not too small").
 constexpr int64_t kMinBlockBytes = 1024;
 
@@ -49,7 +55,11 @@ Value blockSizeFormula(ScheduleBuilder &b, coll::TopologyAttr topology) {
 void lowerBlockedRing(coll::AllgathervOp op) {
   OpBuilder builder(op);
   int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultRingDepth;
-  auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/0);
+  // Blocks arrive from one neighbour in the order it sends them, so a
+  // bounded receive window loses nothing; it keeps the engine's per-poll work
+  // at O(depth) where all ceil(m/B) receives would otherwise be posted.
+  auto fifo = sched::FifoAttr::get(op.getContext(), depth,
+                                   /*recv_depth=*/std::min<int64_t>(kMaxDepth, kRecvWindowFactor * depth));
   createPlanFor(builder, op, "allgatherv", "blocked-ring", {fifo},
                 {"arrived"});
   ScheduleBuilder b(builder, op.getLoc());

@@ -4,9 +4,14 @@
 // (r + k) mod P, so every step is a permutation and no receiver is hit twice
 // at once (the "shift" order). With order = random the steps run in a
 // per-rank seeded permutation, which spreads link load on a torus like BG/L's
-// AR strategy. Receives are posted up front (recv_depth 0); sends are
-// throttled by the FIFO depth. The rank's own block is a local copy, queued
-// after the sends so that it overlaps them.
+// AR strategy. Sends are throttled by the FIFO depth. In shift order the
+// receiver knows the senders' order, so its receives are windowed too
+// (recv_depth = send_depth): with every rank's windows at least one step wide,
+// the lowest pending step of all ranks always has its partner posted, so the
+// exchange cannot deadlock, and the engine tests O(depth) requests per poll
+// instead of O(P). A random order is the sender's own, so receives are posted
+// up front (recv_depth 0). The rank's own block is a local copy, queued after
+// the sends so that it overlaps them.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -33,7 +38,9 @@ template <typename OpTy>
 void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultDirectDepth;
-  auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/0);
+  bool random = op.getOrder() == "random";
+  auto fifo = sched::FifoAttr::get(op.getContext(), depth,
+                                   /*recv_depth=*/random ? 0 : depth);
   createPlanFor(builder, op, collective, "direct", {fifo}, {});
   ScheduleBuilder b(builder, op.getLoc());
   b.phase("exchange", 0);
@@ -43,9 +50,8 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   // everybody; alltoall(v) sends a different block to each peer.
   Value ownLength = b.count(CountArray::recvcount, r);
 
-  Value seed = op.getOrder() == "random"
-                   ? b.c(static_cast<int64_t>(op.getSeed()))
-                   : Value();
+  Value seed =
+      random ? b.c(static_cast<int64_t>(op.getSeed())) : Value();
   sched::ForOp loop = b.forLoop(b.c(1), p, seed);
   Value k = loop.getInductionVar();
   Value dst = b.mod(b.add(r, k), p);

@@ -1,13 +1,22 @@
 /* Binding a plan to a communicator and buffers: argument checks, the
  * collective counts check, expansion for the calling rank, and agreement so
  * that every rank returns an error if any rank failed. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "coll_internal.h"
 #include "diag.h"
+
+/* The build's one seam for SimGrid SMPI (see collc/wait_policy.h). */
+#ifndef COLLRT_SMPI
+#define COLLRT_SMPI 0
+#endif
 
 /* Byte-level view of the user's arguments, the input of expansion. */
 typedef struct bind_args {
@@ -128,6 +137,34 @@ static collrt_status_t to_bytes(bind_args_t *a, const int *counts, const int *di
   return COLLRT_OK;
 }
 
+/* CPUs this process may run on (its affinity mask), or 0 if unknown. */
+static int usable_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 && n < INT_MAX ? (int)n : 0;
+}
+
+/* The idle policy of collc/wait_policy.h. Collective: splits `comm` by node
+ * to count the ranks that share this node's CPUs. */
+static collrt_status_t choose_wait_policy(MPI_Comm comm, collrt_wait_policy_t *out,
+                                          collrt_diag_t *diag) {
+  MPI_Comm node;
+  int node_ranks = 1;
+  int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  if (rc != MPI_SUCCESS)
+    return mpi_error(diag, rc, "MPI_Comm_split_type (node of each rank)");
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  collrt_wait_policy_t p = COLLRT_WAIT_AUTO;
+  collrt_status_t st = collrt_choose_wait_policy(getenv("COLLRT_WAIT"), node_ranks, usable_cpus(),
+                                                 COLLRT_SMPI, &p, diag);
+  if (!st && out)
+    *out = p;
+  return st;
+}
+
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
@@ -174,6 +211,12 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     c->fq_ready = 1;
   }
 agree:;
+  {
+    /* every rank takes part in the node split, whatever its status */
+    collrt_status_t pst = choose_wait_policy(a->comm, c ? &c->wait_policy : NULL, diag);
+    if (!st)
+      st = pst;
+  }
   /* agreement: every rank learns the lowest failing status and its rank */
   struct { int status, rank; } mine = {st, a->rank}, worst;
   int rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm);
@@ -358,15 +401,11 @@ collrt_status_t collrt_bind_allgatherv(
 void collrt_coll_free(collrt_coll_t *c) {
   if (!c)
     return;
+  if (c->reqs)
+    collrt_engine_abandon(c);
   for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
     if (c->fifo_comm[f] != MPI_COMM_NULL)
       MPI_Comm_free(&c->fifo_comm[f]);
-  /* requests left by an abandoned run */
-  for (int k = 0; k < c->nactive; ++k)
-    if (c->reqs[k] != MPI_REQUEST_NULL) {
-      MPI_Cancel(&c->reqs[k]);
-      MPI_Request_free(&c->reqs[k]);
-    }
   if (c->fq_ready)
     collrt_fq_free(&c->fq);
   collrt_steps_free(&c->steps);

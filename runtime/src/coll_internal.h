@@ -18,15 +18,19 @@ struct collrt_coll {
   int fq_ready;
   MPI_Request *reqs;   /* outstanding requests, compact */
   uint32_t *req_step;  /* step of each outstanding request */
-  int *indices;        /* MPI_Testsome output */
-  MPI_Status *statuses;
+  int *indices;        /* MPI_Testsome / MPI_Waitsome output */
+  MPI_Status *statuses; /* (MPI_STATUSES_IGNORE trips GCC's -Wstringop-overflow) */
   int nactive;
   uint32_t *copy_step; /* copies under way, done in chunks between polls */
   int64_t *copy_done;  /* bytes of each copied so far */
   int ncopying;
+  collrt_wait_policy_t wait_policy; /* what collrt_wait does when idle */
   int running;         /* between start and the completion seen by test/wait */
   double t_start;      /* MPI_Wtime at the last start */
   double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */
 };
+
+/* Cancels and frees the requests of an abandoned run (engine.c). */
+void collrt_engine_abandon(collrt_coll_t *c);
 
 #endif

@@ -1,122 +1,179 @@
 /* The progress engine: issues steps under the FIFO rules with MPI_Isend /
- * MPI_Irecv on each FIFO's communicator, copies with memmove, and completes
- * requests with MPI_Testsome. A large copy is done in chunks with a poll in
+ * MPI_Irecv on each FIFO's communicator, performs copies, and completes
+ * requests with MPI_Testsome, or MPI_Waitsome under the `block` idle policy.
+ *
+ * Per pass the work is proportional to what is in flight on this rank, never
+ * to P: the queues are scanned per FIFO (2 * nfifos heads), completions are
+ * compacted in one linear sweep over the active requests, no sorting. Copies
+ * up to COPY_INLINE bytes are done when issued (a chain of small steps pays
+ * no bookkeeping for them); larger ones in COPY_INLINE chunks with a poll in
  * between, so a rank copying its own block keeps its messages moving (MPI
  * progresses a rendezvous transfer only inside MPI calls). */
-#define _POSIX_C_SOURCE 200809L
 #include <sched.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll_internal.h"
 #include "diag.h"
+
+enum { COPY_INLINE = 64 * 1024 };
 
 static collrt_status_t mpi_fail(collrt_diag_t *diag, int rc, const char *what,
                                 const collrt_step_t *s) {
   char msg[MPI_MAX_ERROR_STRING];
   int n = 0;
   MPI_Error_string(rc, msg, &n);
-  collrt_diag_set(diag, "%s (peer %d, %lld bytes, fifo %u, tag %d, stmt %u) failed: %s",
-                  what, s->peer, (long long)s->len, s->fifo, s->tag, s->stmt, msg);
+  if (s)
+    collrt_diag_set(diag, "%s (peer %d, %lld bytes, fifo %u, tag %d, stmt %u) failed: %s",
+                    what, s->peer, (long long)s->len, s->fifo, s->tag, s->stmt, msg);
+  else
+    collrt_diag_set(diag, "%s failed: %s", what, msg);
   return COLLRT_ERR_MPI;
 }
 
-enum { COPY_CHUNK = 64 * 1024 };
+static void complete(collrt_coll_t *c, uint32_t step, int trace) {
+  collrt_fq_complete(&c->fq, step);
+  if (trace)
+    c->t_done[step] = MPI_Wtime();
+}
 
-/* Advances every copy under way by one chunk; returns 1 if any moved. */
-static int advance_copies(collrt_coll_t *c, int trace) {
-  int moved = 0;
+/* Moves bytes [done, done + n) of copy step `s`. */
+static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, int64_t n) {
+  memmove(c->buf[s->dst_buf] + s->dst_off + done, c->buf[s->buf] + s->off + done, (size_t)n);
+}
+
+/* Advances every large copy under way by one chunk. */
+static void advance_copies(collrt_coll_t *c, int trace) {
   for (int k = 0; k < c->ncopying;) {
     uint32_t i = c->copy_step[k];
     const collrt_step_t *s = &c->steps.steps[i];
     int64_t done = c->copy_done[k];
-    int64_t n = s->len - done < COPY_CHUNK ? s->len - done : COPY_CHUNK;
-    memmove(c->buf[s->dst_buf] + s->dst_off + done, c->buf[s->buf] + s->off + done,
-            (size_t)n);
-    moved = 1;
+    int64_t n = s->len - done < COPY_INLINE ? s->len - done : COPY_INLINE;
+    copy_bytes(c, s, done, n);
     c->copy_done[k] = done + n;
     if (c->copy_done[k] < s->len) {
       ++k;
       continue;
     }
-    collrt_fq_complete(&c->fq, i);
-    if (trace)
-      c->t_done[i] = MPI_Wtime();
+    complete(c, i, trace);
     --c->ncopying;
     c->copy_step[k] = c->copy_step[c->ncopying];
     c->copy_done[k] = c->copy_done[c->ncopying];
   }
-  return moved;
 }
 
-static int cmp_desc(const void *a, const void *b) {
-  return *(const int *)b - *(const int *)a;
-}
-
-/* Issues what the queues allow and completes what MPI has finished, until
- * neither moves; *progressed = 1 if anything happened. */
-static collrt_status_t progress(collrt_coll_t *c, int *progressed,
-                                collrt_diag_t *diag) {
-  int trace = (c->flags & COLLRT_BIND_TRACE) != 0;
-  *progressed = 0;
-  for (;;) {
-    int moved = 0;
-    size_t i;
-    while (collrt_fq_next(&c->fq, &i)) {
-      const collrt_step_t *s = &c->steps.steps[i];
-      moved = 1;
-      if (trace)
-        c->t_issue[i] = MPI_Wtime();
-      if (s->kind == COLLRT_STEP_COPY) {
+/* Starts every step the queues allow (an inline copy completes at once and
+ * may release more); returns 1 if any started. */
+static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
+                                   collrt_diag_t *diag) {
+  size_t i;
+  *issued = 0;
+  while (collrt_fq_next(&c->fq, &i)) {
+    const collrt_step_t *s = &c->steps.steps[i];
+    *issued = 1;
+    if (trace)
+      c->t_issue[i] = MPI_Wtime();
+    if (s->kind == COLLRT_STEP_COPY) {
+      if (s->len <= COPY_INLINE) {
+        copy_bytes(c, s, 0, s->len);
+        complete(c, (uint32_t)i, trace);
+      } else {
         c->copy_step[c->ncopying] = (uint32_t)i;
         c->copy_done[c->ncopying++] = 0;
-        continue;
       }
-      int rc;
-      MPI_Request *r = &c->reqs[c->nactive];
-      if (s->kind == COLLRT_STEP_SEND)
-        rc = MPI_Isend(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
-                       c->fifo_comm[s->fifo], r);
-      else
-        rc = MPI_Irecv(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
-                       c->fifo_comm[s->fifo], r);
-      if (rc != MPI_SUCCESS)
-        return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
-      c->req_step[c->nactive++] = (uint32_t)i;
+      continue;
     }
-    if (c->nactive) {
-      int n = 0;
-      int rc = MPI_Testsome(c->nactive, c->reqs, &n, c->indices, c->statuses);
-      if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, msg, &len);
-        collrt_diag_set(diag, "MPI_Testsome over %d requests failed: %s", c->nactive, msg);
-        return COLLRT_ERR_MPI;
-      }
-      if (n != MPI_UNDEFINED && n > 0) {
-        moved = 1;
-        double now = trace ? MPI_Wtime() : 0.0;
-        qsort(c->indices, (size_t)n, sizeof *c->indices, cmp_desc);
-        for (int k = 0; k < n; ++k) {
-          int at = c->indices[k];
-          uint32_t step = c->req_step[at];
-          collrt_fq_complete(&c->fq, step);
-          if (trace)
-            c->t_done[step] = now;
-          --c->nactive;
-          c->reqs[at] = c->reqs[c->nactive];
-          c->req_step[at] = c->req_step[c->nactive];
-        }
-      }
-    }
-    if (advance_copies(c, trace))
-      moved = 1;
-    if (!moved)
-      return COLLRT_OK;
-    *progressed = 1;
+    int rc;
+    MPI_Request *r = &c->reqs[c->nactive];
+    if (s->kind == COLLRT_STEP_SEND)
+      rc = MPI_Isend(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
+                     c->fifo_comm[s->fifo], r);
+    else
+      rc = MPI_Irecv(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
+                     c->fifo_comm[s->fifo], r);
+    if (rc != MPI_SUCCESS)
+      return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
+    c->req_step[c->nactive++] = (uint32_t)i;
   }
+  return COLLRT_OK;
+}
+
+/* Completes finished requests: MPI_Waitsome if `block` (at least one
+ * completes), else MPI_Testsome. MPI sets finished entries to
+ * MPI_REQUEST_NULL; one sweep drops them, keeping the rest in order. */
+static collrt_status_t complete_requests(collrt_coll_t *c, int block, int trace,
+                                         int *completed, collrt_diag_t *diag) {
+  int n = 0;
+  int rc = block ? MPI_Waitsome(c->nactive, c->reqs, &n, c->indices, c->statuses)
+                 : MPI_Testsome(c->nactive, c->reqs, &n, c->indices, c->statuses);
+  *completed = 0;
+  if (rc != MPI_SUCCESS) {
+    char what[64];
+    snprintf(what, sizeof what, "%s over %d requests", block ? "MPI_Waitsome" : "MPI_Testsome",
+             c->nactive);
+    return mpi_fail(diag, rc, what, NULL);
+  }
+  if (n == MPI_UNDEFINED || n == 0)
+    return COLLRT_OK;
+  *completed = 1;
+  for (int k = 0; k < n; ++k)
+    complete(c, c->req_step[c->indices[k]], trace);
+  int kept = 0;
+  for (int k = 0; k < c->nactive; ++k)
+    if (c->reqs[k] != MPI_REQUEST_NULL) {
+      c->reqs[kept] = c->reqs[k];
+      c->req_step[kept++] = c->req_step[k];
+    }
+  c->nactive = kept;
+  return COLLRT_OK;
+}
+
+/* A rank with steps left, none in flight and none startable can never
+ * finish: say which step holds it instead of waiting forever. */
+static collrt_status_t stalled(collrt_coll_t *c, collrt_diag_t *diag) {
+  size_t left = c->fq.nsteps - c->fq.ndone, first = 0;
+  while (first < c->fq.nsteps && c->fq.state[first] == COLLRT_FQ_DONE)
+    ++first;
+  const collrt_step_t *s = &c->steps.steps[first];
+  collrt_diag_set(diag, "rank %d stalled with %zu steps left and none in flight; step %zu (stmt %u, fifo %u) waits on step %d",
+                  c->rank, left, first, s->stmt, s->fifo, s->dep);
+  return COLLRT_ERR_DEADLOCK;
+}
+
+/* One pass: start what may start, move large copies, complete requests.
+ * With `block`, waits in MPI when nothing else can move. */
+static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
+                            collrt_diag_t *diag) {
+  int trace = (c->flags & COLLRT_BIND_TRACE) != 0, issued = 0, completed = 0;
+  collrt_status_t st = issue_ready(c, trace, &issued, diag);
+  if (st)
+    return st;
+  int copied = c->ncopying > 0;
+  if (copied)
+    advance_copies(c, trace);
+  if (c->nactive) {
+    /* never block while a copy still has chunks to move */
+    st = complete_requests(c, block && !c->ncopying, trace, &completed, diag);
+    if (st)
+      return st;
+  } else if (!copied && !collrt_fq_done(&c->fq) && !issued) {
+    return stalled(c, diag);
+  }
+  *progressed = issued || copied || completed;
+  return COLLRT_OK;
+}
+
+/* Cancels and frees whatever an abandoned run left posted, so that a new
+ * start begins with nothing in flight on the FIFO communicators. */
+void collrt_engine_abandon(collrt_coll_t *c) {
+  for (int k = 0; k < c->nactive; ++k)
+    if (c->reqs[k] != MPI_REQUEST_NULL) {
+      MPI_Cancel(&c->reqs[k]);
+      MPI_Request_free(&c->reqs[k]);
+    }
+  c->nactive = 0;
+  c->ncopying = 0;
+  c->running = 0;
 }
 
 collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
@@ -136,9 +193,8 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   return COLLRT_OK;
 }
 
-static collrt_status_t test_impl(collrt_coll_t *c, int *done, int *progressed,
-                                 collrt_diag_t *diag) {
-  if (!c || !done) {
+static collrt_status_t check_running(collrt_coll_t *c, const void *out, collrt_diag_t *diag) {
+  if (!c || !out) {
     collrt_diag_set(diag, "collrt_test/wait: %s is NULL", c ? "out_done" : "coll");
     return COLLRT_ERR_ARG;
   }
@@ -146,49 +202,51 @@ static collrt_status_t test_impl(collrt_coll_t *c, int *done, int *progressed,
     collrt_diag_set(diag, "collrt_test/wait: the collective was not started (call collrt_start first)");
     return COLLRT_ERR_STATE;
   }
-  collrt_status_t st = progress(c, progressed, diag);
-  if (st) {
-    c->running = 0; /* outstanding requests are abandoned with the error */
-    return st;
-  }
-  *done = collrt_fq_done(&c->fq);
-  if (*done)
-    c->running = 0;
   return COLLRT_OK;
 }
 
-collrt_status_t collrt_test(collrt_coll_t *c, int *out_done,
-                            collrt_diag_t *diag) {
-  int progressed;
-  return test_impl(c, out_done, &progressed, diag);
+/* Passes until the collective is done or (unless `until_done`) nothing
+ * moves; `policy` says what to do between idle passes. */
+static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_t policy,
+                           int *done, collrt_diag_t *diag) {
+  int block = policy == COLLRT_WAIT_BLOCK;
+  for (;;) {
+    int progressed = 0;
+    collrt_status_t st = pass(c, block, &progressed, diag);
+    if (st) {
+      collrt_engine_abandon(c);
+      return st;
+    }
+    if (collrt_fq_done(&c->fq)) {
+      c->running = 0;
+      *done = 1;
+      return COLLRT_OK;
+    }
+    if (progressed)
+      continue;
+    if (!until_done)
+      return COLLRT_OK;
+    if (policy == COLLRT_WAIT_YIELD)
+      sched_yield();
+  }
 }
 
-/* Polls; on an oversubscribed node the peers need this core, so after a few
- * idle polls yield, then sleep with a growing (bounded) back-off. */
+collrt_status_t collrt_test(collrt_coll_t *c, int *out_done, collrt_diag_t *diag) {
+  collrt_status_t st = check_running(c, out_done, diag);
+  if (st)
+    return st;
+  *out_done = 0;
+  return run(c, 0, COLLRT_WAIT_SPIN, out_done, diag);
+}
+
 collrt_status_t collrt_wait(collrt_coll_t *c, collrt_diag_t *diag) {
-  enum { SPIN = 64, YIELD = 256, MAX_SLEEP_NS = 50000 };
-  unsigned idle = 0;
-  long sleep_ns = 1000;
-  for (;;) {
-    int done = 0, progressed = 0;
-    collrt_status_t st = test_impl(c, &done, &progressed, diag);
-    if (st || done)
-      return st;
-    if (progressed) {
-      idle = 0;
-      sleep_ns = 1000;
-      continue;
-    }
-    ++idle;
-    if (idle < SPIN)
-      continue;
-    if (idle < YIELD) {
-      sched_yield();
-      continue;
-    }
-    struct timespec ts = {0, sleep_ns};
-    nanosleep(&ts, NULL);
-    if (sleep_ns < MAX_SLEEP_NS)
-      sleep_ns *= 2;
-  }
+  int done = 0;
+  collrt_status_t st = check_running(c, &done, diag);
+  if (st)
+    return st;
+  return run(c, 1, c->wait_policy, &done, diag);
+}
+
+collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *c) {
+  return c ? c->wait_policy : COLLRT_WAIT_AUTO;
 }

@@ -1,9 +1,12 @@
 /* MPI error paths of the runtime, under mpiexec -n 4: every error is
  * reported (on every rank when it comes from a collective check) and nothing
  * hangs. Usage: mpi_errors DIRECT_ALLTOALL.collplan */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collc/collrt.h"
 #include "test_plans.h"
@@ -169,6 +172,60 @@ static void test_bind_errors(const char *path) {
 
 }
 
+/* Bind reads COLLRT_WAIT and the node's rank count: an explicit setting is
+ * taken as is, a bad one is a bind error on every rank, and `auto` gives what
+ * collrt_choose_wait_policy decides for this node (4 ranks on one node). */
+static void test_wait_policy(const char *path) {
+  collrt_diag_t d = {{0}};
+  collrt_plan_t *p = NULL;
+  collrt_coll_t *c = NULL;
+  int P, sbuf[4] = {0}, rbuf[4];
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  EXPECT(collrt_plan_load_file(path, &p, &d), COLLRT_OK, &d, NULL);
+  if (!p)
+    return;
+  static const char *settings[] = {"spin", "yield", "block"};
+  for (int k = 0; k < 3; ++k) {
+    setenv("COLLRT_WAIT", settings[k], 1);
+    EXPECT(collrt_bind_alltoall(p, MPI_COMM_WORLD, sbuf, rbuf, 1, MPI_INT, 0, &c, &d), COLLRT_OK, &d, NULL);
+    if (c && strcmp(collrt_wait_policy_name(collrt_coll_wait_policy(c)), settings[k])) {
+      ++failures;
+      fprintf(stderr, "rank %d: COLLRT_WAIT=%s bound policy %s\n", rank, settings[k],
+              collrt_wait_policy_name(collrt_coll_wait_policy(c)));
+    }
+    if (c) { /* and the collective completes under that policy */
+      EXPECT(collrt_start(c, &d), COLLRT_OK, &d, NULL);
+      EXPECT(collrt_wait(c, &d), COLLRT_OK, &d, NULL);
+    }
+    collrt_coll_free(c);
+    c = NULL;
+  }
+  setenv("COLLRT_WAIT", "sleepy", 1);
+  EXPECT(collrt_bind_alltoall(p, MPI_COMM_WORLD, sbuf, rbuf, 1, MPI_INT, 0, &c, &d),
+         COLLRT_ERR_ARG, &d, "COLLRT_WAIT='sleepy' is not an idle policy");
+  unsetenv("COLLRT_WAIT");
+  EXPECT(collrt_bind_alltoall(p, MPI_COMM_WORLD, sbuf, rbuf, 1, MPI_INT, 0, &c, &d), COLLRT_OK, &d, NULL);
+  MPI_Comm node;
+  int node_ranks;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  collrt_wait_policy_t want;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    cpus = CPU_COUNT(&set);
+  collrt_choose_wait_policy(NULL, node_ranks, (int)cpus, 0, &want, &d);
+  if (c && collrt_coll_wait_policy(c) != want) {
+    ++failures;
+    fprintf(stderr, "rank %d: auto policy with %d ranks on a node of %ld CPUs is %s, want %s\n", rank,
+            node_ranks, cpus, collrt_wait_policy_name(collrt_coll_wait_policy(c)),
+            collrt_wait_policy_name(want));
+  }
+  collrt_coll_free(c);
+  collrt_plan_free(p);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -182,6 +239,7 @@ int main(int argc, char **argv) {
   }
   test_corrupt_plans(argv[1]);
   test_bind_errors(argv[1]);
+  test_wait_policy(argv[1]);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)

@@ -7,6 +7,7 @@
 
 #include "collc/plan.h"
 #include "collc/simulate.h"
+#include "collc/wait_policy.h"
 #include "expr_eval.h"
 #include "plan_internal.h"
 #include "test_plans.h"
@@ -466,12 +467,41 @@ static void test_simulate(void) {
   collrt_plan_free(p);
 }
 
+/* The `auto` idle policy: block under SMPI, yield when the node's ranks
+ * outnumber its CPUs, spin otherwise; explicit settings are taken as is. */
+static void test_wait_policy(void) {
+  collrt_diag_t d = {{0}};
+  collrt_wait_policy_t p;
+  static const struct {
+    const char *setting;
+    int node_ranks, cpus, smpi;
+    collrt_wait_policy_t want;
+  } cases[] = {
+      {NULL, 2, 2, 0, COLLRT_WAIT_SPIN},   {"auto", 1, 2, 0, COLLRT_WAIT_SPIN},
+      {"", 8, 2, 0, COLLRT_WAIT_YIELD},    {NULL, 3, 2, 0, COLLRT_WAIT_YIELD},
+      {NULL, 8, 2, 1, COLLRT_WAIT_BLOCK},  {NULL, 1, 64, 1, COLLRT_WAIT_BLOCK},
+      {NULL, 4, 0, 0, COLLRT_WAIT_SPIN},   {"spin", 8, 2, 1, COLLRT_WAIT_SPIN},
+      {"yield", 1, 2, 0, COLLRT_WAIT_YIELD}, {"block", 1, 2, 0, COLLRT_WAIT_BLOCK},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+    p = COLLRT_WAIT_AUTO;
+    EXPECT(collrt_choose_wait_policy(cases[k].setting, cases[k].node_ranks, cases[k].cpus,
+                                     cases[k].smpi, &p, &d),
+           COLLRT_OK, &d, NULL);
+    CHECK(p == cases[k].want, "case %zu: got %s, want %s", k, collrt_wait_policy_name(p),
+          collrt_wait_policy_name(cases[k].want));
+  }
+  EXPECT(collrt_choose_wait_policy("Spin", 1, 2, 0, &p, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_WAIT='Spin' is not an idle policy; use auto, spin, yield or block");
+}
+
 int main(void) {
   test_round_trip();
   test_validation();
   test_expressions();
   test_expand();
   test_simulate();
+  test_wait_policy();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

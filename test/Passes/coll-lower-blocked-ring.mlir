@@ -5,7 +5,7 @@
 // r-1, each received block signals @arrived[owner, k] and is forwarded only
 // after it, unless r+1 owns it.
 // CHECK-LABEL: sched.plan @allgatherv_fixed_block
-// CHECK-SAME: algorithm = "blocked-ring", collective = "allgatherv", events = ["arrived"], fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>]
+// CHECK-SAME: algorithm = "blocked-ring", collective = "allgatherv", events = ["arrived"], fifos = [#sched.fifo<send_depth = 4, recv_depth = 8>]
 // CHECK: %[[B:[a-z0-9_]+]] = sched.const 3
 // CHECK-NOT: sched.count_stat
 // CHECK: sched.phase "ring" fifo(0)
@@ -34,7 +34,7 @@ coll.allgatherv @allgatherv_fixed_block {topology = #coll.topology<shape = [4], 
 // Without block_bytes, B = max(1024, isqrt(2·α/β · sum / max(1, P + z - 2)))
 // at bind time, with 2·α/β = 2 · 1700000 / 6480 = 524 bytes.
 // CHECK-LABEL: sched.plan @allgatherv_formula
-// CHECK-SAME: fifos = [#sched.fifo<send_depth = 2, recv_depth = 0>]
+// CHECK-SAME: fifos = [#sched.fifo<send_depth = 2, recv_depth = 4>]
 // CHECK: %[[TWO:[a-z0-9_]+]] = sched.const 2
 // CHECK: %[[Z:[a-z0-9_]+]] = sched.count_stat zeros
 // CHECK: %[[P:[a-z0-9_]+]] = sched.size

@@ -5,7 +5,7 @@
 // (r + k) mod P; its own block is a local copy after the loop, so that it
 // overlaps the messages in flight.
 // CHECK-LABEL: sched.plan @alltoall_shift
-// CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
+// CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 16>]
 // CHECK: sched.phase "exchange" fifo(0)
 // CHECK: %[[R:[a-z0-9_]+]] = sched.rank
 // CHECK: %[[P:[a-z0-9_]+]] = sched.size
@@ -28,14 +28,16 @@
 coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
 
 // Random order: the same steps, visited in a permutation seeded by the op.
+// Its receives cannot be windowed: the receiver does not know the order.
 // CHECK-LABEL: sched.plan @alltoall_random
+// CHECK-SAME: fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
 // CHECK: %[[SEED:[a-z0-9_]+]] = sched.const 7
 // CHECK: sched.for %k = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} random(%[[SEED]]) {
 coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", order = "random", seed = 7}
 
 // The FIFO depth comes from the op.
 // CHECK-LABEL: sched.plan @alltoallv_depth
-// CHECK-SAME: collective = "alltoallv", fifos = [#sched.fifo<send_depth = 3, recv_depth = 0>]
+// CHECK-SAME: collective = "alltoallv", fifos = [#sched.fifo<send_depth = 3, recv_depth = 3>]
 // CHECK: sched.for %k
 // CHECK: sched.send sendbuf
 coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", fifo_depth = 3}

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include "collc/plan.h"
+#include "collc/wait_policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,8 @@ collrt_status_t collrt_wait(collrt_coll_t *coll, collrt_diag_t *diag);
  * every rank (pid = rank, tid = FIFO). */
 collrt_status_t collrt_trace_write(const collrt_coll_t *coll, const char *path,
                                    collrt_diag_t *diag);
+/* The idle policy collrt_wait follows, chosen at bind (see wait_policy.h). */
+collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *coll);
 void collrt_coll_free(collrt_coll_t *coll);
 
 #ifdef __cplusplus
