@@ -63,6 +63,9 @@ for mode in $modes; do
     busy_pid=$!
     sleep 0.2
   fi
+  # "quiet" means without our load generator; say what else the node runs
+  read -r load1 _ < /proc/loadavg
+  echo "# $mode: 1-min load average $load1 on $(nproc) cores before this mode's runs"
   for c in "${cases[@]}"; do
     read -r name plan counts sizes <<<"$c"
     mpi_env=()
