@@ -30,10 +30,11 @@
  * each as MPI_Barrier; run; maximum over ranks, so the three see the same
  * machine state. Output on rank 0:
  *   verified: op=... alg=... P=... bytes=... counts=... runs=N runtime == twin == mpi
- *   op=... alg=... P=... bytes=... counts=... iters=N steps=S sends=.. recvs=..
+ *   op=... alg=... P=... bytes=... counts=... wait=POLICY iters=N steps=S sends=.. recvs=..
  *     copies=.. runtime_med_us=.. runtime_min_us=.. twin_med_us=.. twin_min_us=..
  *     mpi_med_us=.. mpi_min_us=.. rt_twin=.. overhead_us_per_step=..
  *     rt_mpi=.. twin_mpi=..
+ * wait is the runtime's idle policy (COLLRT_WAIT, wait_policy.h) on rank 0.
  * steps counts SEND + RECV + COPY steps of the busiest rank (the collective
  * ends with its slowest rank); overhead_us_per_step =
  * (runtime median - twin median) / steps; ratios are of medians. */
@@ -524,11 +525,11 @@ int main(int argc, char **argv) {
       mn[impl] = t[impl][0];
     }
     double ovh = steps_max ? (med[IMPL_RUNTIME] - med[IMPL_TWIN]) / (double)steps_max : 0.0;
-    printf("%s iters=%d steps=%lld sends=%lld recvs=%lld copies=%lld"
+    printf("%s wait=%s iters=%d steps=%lld sends=%lld recvs=%lld copies=%lld"
            " runtime_med_us=%.2f runtime_min_us=%.2f twin_med_us=%.2f twin_min_us=%.2f"
            " mpi_med_us=%.2f mpi_min_us=%.2f rt_twin=%.3f overhead_us_per_step=%.3f"
            " rt_mpi=%.3f twin_mpi=%.3f\n",
-           what, o.iters, steps_max, kinds[0], kinds[1], kinds[2], med[IMPL_RUNTIME],
+           what, collrt_wait_policy_name(collrt_coll_wait_policy(b.coll)), o.iters, steps_max, kinds[0], kinds[1], kinds[2], med[IMPL_RUNTIME],
            mn[IMPL_RUNTIME], med[IMPL_TWIN], mn[IMPL_TWIN], med[IMPL_MPI], mn[IMPL_MPI],
            med[IMPL_TWIN] > 0 ? med[IMPL_RUNTIME] / med[IMPL_TWIN] : 0.0, ovh,
            med[IMPL_MPI] > 0 ? med[IMPL_RUNTIME] / med[IMPL_MPI] : 0.0,

@@ -15,7 +15,9 @@
 #
 # Environment: TWIN (collc-twin; default build-twin/bin, then build/bin),
 # COLLC (default build/bin/collc), ITERS (30), WARMUP (3), LOAD_CORE (0),
-# MPIEXEC (mpiexec), RAW (file to append collc-twin's raw lines to).
+# MPIEXEC (mpiexec), RAW (file to append collc-twin's raw lines to);
+# COLLRT_WAIT=auto|spin|yield|block reaches the runtime through mpiexec (the
+# wait column shows the policy it chose).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,8 +56,8 @@ plan_file() { case $1 in a2a) echo "$tmp/a2a.collplan" ;; agv-ring) echo "$tmp/r
               ring-b8) echo "$tmp/ring-b8.collplan" ;; esac; }
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 
-fmt='%-7s %-12s %8s %6s %10s %10s %10s %10s %10s %8s %9s %7s %7s\n'
-printf "$fmt" load case bytes steps rt_med_us rt_min_us twin_med twin_min mpi_med rt/twin ovh_us/st rt/mpi tw/mpi
+fmt='%-7s %-12s %8s %-5s %6s %10s %10s %10s %10s %10s %8s %9s %7s %7s\n'
+printf "$fmt" load case bytes wait steps rt_med_us rt_min_us twin_med twin_min mpi_med rt/twin ovh_us/st rt/mpi tw/mpi
 status=0
 for mode in $modes; do
   if [[ $mode == loaded ]]; then
@@ -81,7 +83,7 @@ for mode in $modes; do
       fi
       [[ -z ${RAW:-} ]] || sed "s/^/load=$mode /" <<<"$out" >>"$RAW"
       line=$(grep -v '^verified:' <<<"$out")
-      printf "$fmt" "$mode" "$name" "$b" "$(field steps "$line")" \
+      printf "$fmt" "$mode" "$name" "$b" "$(field wait "$line")" "$(field steps "$line")" \
         "$(field runtime_med_us "$line")" "$(field runtime_min_us "$line")" \
         "$(field twin_med_us "$line")" "$(field twin_min_us "$line")" "$(field mpi_med_us "$line")" \
         "$(field rt_twin "$line")" "$(field overhead_us_per_step "$line")" \
