@@ -17,7 +17,10 @@
  * recv_depth; 0 = unlimited) has room; one MPI_Comm_dup per FIFO; MPI_Isend /
  * MPI_Irecv, memcpy for COPY (after posting what the queues allow), and
  * MPI_Waitsome when nothing can be issued. It shares no code with the
- * runtime's engine or FIFO queue.
+ * runtime's engine or FIFO queue. Its idle policy is MPI's blocking wait:
+ * MPICH polls and calls sched_yield every MPIR_CVAR_POLLS_BEFORE_YIELD
+ * (default 1000) polls, which matters when comparing COLLRT_WAIT policies on
+ * a shared core.
  *
  * Verification: --verify N runs (default 2) with fresh data each, then the
  * last timed run, compare the receive buffers of runtime, twin and MPI's
