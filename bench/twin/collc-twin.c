@@ -13,7 +13,7 @@
  * collrt_bind_* derives, and executes them directly with the rules of
  * plan_format.h: per FIFO an injection queue (SEND, COPY) and a reception
  * queue (RECV), each in program order with head-of-line blocking; a step is
- * issued once its `dep` step completed and its queue's window (send_depth,
+ * issued once its `deps` steps completed and its queue's window (send_depth,
  * recv_depth; 0 = unlimited) has room; one MPI_Comm_dup per FIFO; MPI_Isend /
  * MPI_Irecv, memcpy for COPY (after posting what the queues allow), and
  * MPI_Waitsome when nothing can be issued. It shares no code with the
@@ -67,6 +67,7 @@ enum { MAXQ = 2 * COLLRT_MAX_FIFOS };
 
 typedef struct twin {
   const collrt_step_t *steps;
+  const uint32_t *deps; /* dependency lists (collrt_steps_t.deps) */
   size_t nsteps;
   int nqueues;                       /* queue 2f: SEND+COPY, 2f+1: RECV */
   MPI_Comm comm[COLLRT_MAX_FIFOS];   /* private per FIFO, as the plan requires */
@@ -95,7 +96,14 @@ static int twin_init(twin_t *t, const collrt_plan_desc_t *d, const collrt_steps_
   for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
     t->comm[f] = MPI_COMM_NULL;
   t->steps = st->steps;
+  t->deps = st->deps;
   t->nsteps = st->count;
+  for (size_t i = 0; i < st->count; ++i)
+    if (st->steps[i].nsrc || st->steps[i].ndst) {
+      fprintf(stderr, "collc-twin: step %zu (stmt %u) is a gathered transfer (plan format v2); the twin moves contiguous steps only\n",
+              i, st->steps[i].stmt);
+      return -1;
+    }
   t->nqueues = 2 * d->nfifos;
   size_t n = t->nsteps + 1;
   t->buf[COLLRT_BUF_SEND] = send;
@@ -142,6 +150,13 @@ static void twin_free(twin_t *t) {
   free(t->copies);
 }
 
+static int deps_done(const twin_t *t, const collrt_step_t *s) {
+  for (uint32_t k = 0; k < s->ndeps; ++k)
+    if (!t->done[t->deps[s->dep_begin + k]])
+      return 0;
+  return 1;
+}
+
 /* Issues every queue head that may go. A COPY is only queued here: like
  * the runtime's, it leaves its queue when issued, so the transfers behind it
  * are posted before the memcpy runs (twin_run does the copies). */
@@ -150,7 +165,7 @@ static int twin_issue(twin_t *t) {
     while (t->head[q] < t->first[q + 1]) {
       uint32_t i = t->order[t->head[q]];
       const collrt_step_t *s = &t->steps[i];
-      if (s->dep >= 0 && !t->done[s->dep])
+      if (!deps_done(t, s))
         break;
       if (s->kind == COLLRT_STEP_COPY) {
         t->copies[t->ncopies++] = i;

@@ -165,6 +165,51 @@ static collrt_status_t choose_wait_policy(MPI_Comm comm, collrt_wait_policy_t *o
   return st;
 }
 
+/* A gathered SEND or RECV moves its segments as one message: an hindexed
+ * datatype over absolute addresses (segments may lie in different buffers),
+ * used with MPI_BOTTOM. Built once here, so no start pays for it. */
+static collrt_status_t build_datatypes(collrt_coll_t *c, collrt_diag_t *diag) {
+  size_t n = c->steps.count, most = 0, any = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (c->steps.steps[i].kind != COLLRT_STEP_COPY && c->steps.steps[i].nsrc) {
+      any = 1;
+      if (c->steps.steps[i].nsrc > most)
+        most = c->steps.steps[i].nsrc;
+    }
+  if (!any)
+    return COLLRT_OK;
+  c->dtype = malloc(n * sizeof *c->dtype);
+  int *lens = malloc(most * sizeof *lens);
+  MPI_Aint *displs = malloc(most * sizeof *displs);
+  collrt_status_t st = COLLRT_OK;
+  if (!c->dtype || !lens || !displs) {
+    collrt_diag_set(diag, "cannot allocate datatypes for %zu steps", n);
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  for (size_t i = 0; i < n; ++i)
+    c->dtype[i] = MPI_DATATYPE_NULL;
+  for (size_t i = 0; i < n && !st; ++i) {
+    const collrt_step_t *s = &c->steps.steps[i];
+    if (s->kind == COLLRT_STEP_COPY || !s->nsrc)
+      continue;
+    for (uint32_t k = 0; k < s->nsrc; ++k) {
+      const collrt_seg_t *g = &c->steps.segs[s->seg_begin + k];
+      lens[k] = (int)g->len;
+      MPI_Get_address(c->buf[g->buf] + g->off, &displs[k]);
+    }
+    int rc = MPI_Type_create_hindexed((int)s->nsrc, lens, displs, MPI_BYTE, &c->dtype[i]);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Type_commit(&c->dtype[i]);
+    if (rc != MPI_SUCCESS)
+      st = mpi_error(diag, rc, "MPI_Type_create_hindexed (gathered transfer)");
+  }
+out:
+  free(lens);
+  free(displs);
+  return st;
+}
+
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
@@ -204,7 +249,9 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
       st = COLLRT_ERR_NOMEM;
       goto agree;
     }
-    if ((st = collrt_fq_init(&c->fq, c->steps.steps, n, d->fifos, d->nfifos))) {
+    if ((st = build_datatypes(c, diag)))
+      goto agree;
+    if ((st = collrt_fq_init(&c->fq, &c->steps, d->fifos, d->nfifos))) {
       collrt_diag_set(diag, "cannot allocate FIFO queues for %zu steps", n);
       goto agree;
     }
@@ -408,6 +455,11 @@ void collrt_coll_free(collrt_coll_t *c) {
       MPI_Comm_free(&c->fifo_comm[f]);
   if (c->fq_ready)
     collrt_fq_free(&c->fq);
+  if (c->dtype)
+    for (size_t i = 0; i < c->steps.count; ++i)
+      if (c->dtype[i] != MPI_DATATYPE_NULL)
+        MPI_Type_free(&c->dtype[i]);
+  free(c->dtype);
   collrt_steps_free(&c->steps);
   free(c->buf[COLLRT_BUF_SCRATCH]);
   free(c->reqs);

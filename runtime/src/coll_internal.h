@@ -14,6 +14,7 @@ struct collrt_coll {
   MPI_Comm fifo_comm[COLLRT_MAX_FIFOS]; /* one private duplicate per FIFO */
   uint8_t *buf[COLLRT_BUF_COUNT_];      /* send, receive, scratch (owned) */
   collrt_steps_t steps;
+  MPI_Datatype *dtype; /* per step: a gathered message's layout, or NULL array */
   collrt_fifo_queue_t fq;
   int fq_ready;
   MPI_Request *reqs;   /* outstanding requests, compact */

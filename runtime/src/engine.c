@@ -37,9 +37,22 @@ static void complete(collrt_coll_t *c, uint32_t step, int trace) {
     c->t_done[step] = MPI_Wtime();
 }
 
-/* Moves bytes [done, done + n) of copy step `s`. */
+static void copy_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int64_t doff,
+                       int64_t len) {
+  collrt_coll_t *c = ctx;
+  memmove(c->buf[dbuf] + doff, c->buf[sbuf] + soff, (size_t)len);
+}
+
+/* Moves bytes [done, done + n) of copy step `s`, gathered or not. */
 static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, int64_t n) {
-  memmove(c->buf[s->dst_buf] + s->dst_off + done, c->buf[s->buf] + s->off + done, (size_t)n);
+  if (!s->nsrc && !s->ndst) {
+    copy_piece(c, s->buf, s->off + done, s->dst_buf, s->dst_off + done, n);
+    return;
+  }
+  collrt_region_t src, dst;
+  collrt_step_source(&c->steps, s, &src);
+  collrt_step_dest(&c->steps, s, &dst);
+  collrt_region_pairs(&src, &dst, done, n, copy_piece, c);
 }
 
 /* Advances every large copy under way by one chunk. */
@@ -85,12 +98,14 @@ static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
     }
     int rc;
     MPI_Request *r = &c->reqs[c->nactive];
+    /* a gathered message goes through its datatype, built at bind */
+    void *base = s->nsrc ? MPI_BOTTOM : c->buf[s->buf] + s->off;
+    int count = s->nsrc ? 1 : (int)s->len;
+    MPI_Datatype type = s->nsrc ? c->dtype[i] : MPI_BYTE;
     if (s->kind == COLLRT_STEP_SEND)
-      rc = MPI_Isend(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
-                     c->fifo_comm[s->fifo], r);
+      rc = MPI_Isend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
     else
-      rc = MPI_Irecv(c->buf[s->buf] + s->off, (int)s->len, MPI_BYTE, s->peer, s->tag,
-                     c->fifo_comm[s->fifo], r);
+      rc = MPI_Irecv(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
     if (rc != MPI_SUCCESS)
       return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
     c->req_step[c->nactive++] = (uint32_t)i;
@@ -135,8 +150,9 @@ static collrt_status_t stalled(collrt_coll_t *c, collrt_diag_t *diag) {
   while (first < c->fq.nsteps && c->fq.state[first] == COLLRT_FQ_DONE)
     ++first;
   const collrt_step_t *s = &c->steps.steps[first];
-  collrt_diag_set(diag, "rank %d stalled with %zu steps left and none in flight; step %zu (stmt %u, fifo %u) waits on step %d",
-                  c->rank, left, first, s->stmt, s->fifo, s->dep);
+  collrt_diag_set(diag, "rank %d stalled with %zu steps left and none in flight; step %zu (stmt %u, fifo %u) waits on %u steps, the first step %d",
+                  c->rank, left, first, s->stmt, s->fifo, s->ndeps,
+                  s->ndeps ? (int)c->steps.deps[s->dep_begin] : -1);
   return COLLRT_ERR_DEADLOCK;
 }
 

@@ -12,11 +12,38 @@
 /* Bounds the interpretation work of loops that produce no steps. */
 #define MAX_EXECUTED_STMTS (1ull << 28)
 
+/* An executed transfer that produced a step, or was skipped (length 0) but
+ * signals an event: the nodes of the dependency graph before resolution. */
+typedef struct node {
+  int32_t step;          /* step index, or -1 if skipped */
+  uint32_t wait_begin;   /* waits[wait_begin .. + nwaits) */
+  uint32_t nwaits;
+  uint32_t next_signal;  /* next node signalling the same event, or NO_NODE */
+  uint32_t visit;        /* DFS epoch (resolution of skipped nodes) */
+  uint16_t stmt;
+  uint8_t on_stack;
+} node_t;
+
+typedef struct wait_rec {
+  int64_t i, j;
+  uint16_t stmt;
+  uint8_t id; /* event id + 1 */
+} wait_rec_t;
+
+/* An event (id, i, j) and the list of nodes that signal it. */
 typedef struct event_slot {
   int64_t i, j;
-  int32_t step; /* step index, or -1 if satisfied without a step */
-  uint8_t id;   /* event id + 1; 0 = empty slot */
+  uint32_t first, last; /* node list through node_t.next_signal */
+  uint8_t id;           /* event id + 1; 0 = empty slot */
 } event_slot_t;
+
+#define NO_NODE UINT32_MAX
+
+/* A growable array of `elem`-byte entries; doubles, bounded by `limit`. */
+typedef struct vec {
+  void *data;
+  size_t count, cap;
+} vec_t;
 
 typedef struct expander {
   const collrt_plan_t *plan;
@@ -24,14 +51,35 @@ typedef struct expander {
   collrt_diag_t *diag;
   int64_t vars[COLLRT_MAX_VARS];
   collrt_expr_ctx_t ctx;
-  collrt_step_t *steps;
-  size_t nsteps, cap;
+  vec_t steps, nodes, waits, deps, segs, dst_segs;
   event_slot_t *events;
   size_t ev_count, ev_cap; /* ev_cap is a power of two or 0 */
   uint64_t executed;
+  uint32_t epoch;
   int fifo;
+  int xfer;        /* statement of the transfer whose body runs, or -1 */
   int64_t buf_bytes[COLLRT_BUF_COUNT_];
 } expander_t;
+
+static void *vec_push(expander_t *x, vec_t *v, size_t elem, const char *what) {
+  if (v->count == v->cap) {
+    size_t ncap = v->cap ? 2 * v->cap : 64;
+    if (v->count >= COLLRT_MAX_STEPS) {
+      collrt_diag_set(x->diag, "rank %d: more than %u %s", x->in->rank, COLLRT_MAX_STEPS, what);
+      return NULL;
+    }
+    void *n = realloc(v->data, ncap * elem);
+    if (!n) {
+      collrt_diag_set(x->diag, "rank %d: cannot allocate %zu %s", x->in->rank, ncap, what);
+      return NULL;
+    }
+    v->data = n;
+    v->cap = ncap;
+  }
+  return (char *)v->data + elem * v->count++;
+}
+
+#define VEC_AT(v, type, k) (((type *)(v).data)[k])
 
 /* splitmix64 (Steele, Lea, Flood 2014); see the FOR comment of plan_format.h */
 static uint64_t splitmix64(uint64_t *state) {
@@ -90,7 +138,8 @@ static collrt_status_t eval(expander_t *x, unsigned si, unsigned e,
 }
 
 static const char *kind_name(uint8_t k) {
-  return k == COLLRT_STMT_SEND ? "SEND" : k == COLLRT_STMT_RECV ? "RECV" : "COPY";
+  static const char *names[] = {"?", "PHASE", "FOR", "IF", "LET", "SEND", "RECV", "COPY", "SEG", "DEP"};
+  return k <= COLLRT_STMT_DEP ? names[k] : "?";
 }
 
 static collrt_status_t check_region(expander_t *x, unsigned si, const char *what,
@@ -106,6 +155,57 @@ static collrt_status_t check_region(expander_t *x, unsigned si, const char *what
   return COLLRT_OK;
 }
 
+static collrt_status_t check_length(expander_t *x, unsigned si, int64_t len) {
+  if (len < 0 || len > INT_MAX) {
+    collrt_diag_set(x->diag, "stmt[%u] %s on rank %d: length %lld is outside [0, %d]",
+                    si, kind_name(x->plan->stmts[si].kind), x->in->rank, (long long)len, INT_MAX);
+    return COLLRT_ERR_BOUNDS;
+  }
+  return COLLRT_OK;
+}
+
+static collrt_status_t add_wait(expander_t *x, unsigned si, uint8_t id, int64_t i, int64_t j) {
+  wait_rec_t *w = vec_push(x, &x->waits, sizeof *w, "event waits");
+  if (!w)
+    return COLLRT_ERR_NOMEM;
+  w->id = id;
+  w->i = i;
+  w->j = j;
+  w->stmt = (uint16_t)si;
+  return COLLRT_OK;
+}
+
+/* SEG: one piece of the running transfer's data (validation placed it). */
+static collrt_status_t segment(expander_t *x, unsigned si) {
+  const collrt_stmt_t *s = &x->plan->stmts[si];
+  int64_t off, len;
+  collrt_status_t st;
+  if ((st = eval(x, si, COLLRT_E_SEG_OFF, &off)) || (st = eval(x, si, COLLRT_E_SEG_LEN, &len)) ||
+      (st = check_length(x, si, len)))
+    return st;
+  if (len == 0)
+    return COLLRT_OK;
+  if ((st = check_region(x, si, "segment", s->buf0, off, len)))
+    return st;
+  vec_t *v = s->slot == COLLRT_SIDE_DST ? &x->dst_segs : &x->segs;
+  collrt_seg_t *g = vec_push(x, v, sizeof *g, "segments");
+  if (!g)
+    return COLLRT_ERR_NOMEM;
+  g->buf = s->buf0;
+  g->off = off;
+  g->len = len;
+  return COLLRT_OK;
+}
+
+static int64_t seg_sum(const collrt_seg_t *g, size_t n) {
+  int64_t t = 0;
+  for (size_t k = 0; k < n; ++k)
+    t += g[k].len;
+  return t;
+}
+
+static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end);
+
 static collrt_status_t transfer(expander_t *x, unsigned si) {
   const collrt_stmt_t *s = &x->plan->stmts[si];
   collrt_status_t st;
@@ -114,24 +214,33 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     if ((st = eval(x, si, k, &e[k])))
       return st;
   int rank = x->in->rank;
+  uint32_t wait_begin = (uint32_t)x->waits.count;
+  if (s->wait_event && (st = add_wait(x, si, s->wait_event, e[COLLRT_E_WAIT_I], e[COLLRT_E_WAIT_J])))
+    return st;
+  /* the body adds segments and DEP waits */
+  size_t seg_begin = x->segs.count;
+  x->dst_segs.count = 0;
+  x->xfer = (int)si;
+  st = run_body(x, si + 1, si + 1 + s->body);
+  x->xfer = -1;
+  if (st)
+    return st;
+  int gsrc = (s->slot & COLLRT_GATHER_SRC) != 0, gdst = (s->slot & COLLRT_GATHER_DST) != 0;
+  size_t nsrc = x->segs.count - seg_begin, ndst = x->dst_segs.count;
   int64_t len = e[COLLRT_E_LEN];
-  if (len < 0 || len > INT_MAX) {
-    collrt_diag_set(x->diag, "stmt[%u] %s on rank %d: length %lld is outside [0, %d]",
-                    si, kind_name(s->kind), rank, (long long)len, INT_MAX);
-    return COLLRT_ERR_BOUNDS;
-  }
-  int32_t dep = -1;
-  if (s->wait_event) {
-    event_slot_t *ev = event_find(x, s->wait_event, e[COLLRT_E_WAIT_I], e[COLLRT_E_WAIT_J]);
-    if (!ev || !ev->id) {
-      collrt_diag_set(x->diag, "stmt[%u] %s on rank %d waits on event %u(%lld, %lld), which no earlier transfer signalled",
-                      si, kind_name(s->kind), rank, s->wait_event - 1u,
-                      (long long)e[COLLRT_E_WAIT_I], (long long)e[COLLRT_E_WAIT_J]);
+  if (gsrc || gdst) {
+    int64_t ls = gsrc ? seg_sum(&VEC_AT(x->segs, collrt_seg_t, seg_begin), nsrc) : -1;
+    int64_t ld = gdst ? seg_sum((collrt_seg_t *)x->dst_segs.data, ndst) : -1;
+    if (gsrc && gdst && ls != ld) {
+      collrt_diag_set(x->diag, "stmt[%u] COPY on rank %d: source segments hold %lld bytes but destination segments %lld",
+                      si, rank, (long long)ls, (long long)ld);
       return COLLRT_ERR_BOUNDS;
     }
-    dep = ev->step;
+    len = gsrc ? ls : ld;
   }
-  int32_t produced = dep; /* a skipped transfer passes its dependency on */
+  if ((st = check_length(x, si, len)))
+    return st;
+  int32_t produced = -1;
   if (len > 0) {
     if (s->kind != COLLRT_STMT_COPY) {
       int64_t peer = e[COLLRT_E_PEER], tag = e[COLLRT_E_TAG];
@@ -145,71 +254,142 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
                         si, kind_name(s->kind), rank, (long long)tag);
         return COLLRT_ERR_BOUNDS;
       }
-      if ((st = check_region(x, si, "buffer", s->buf0, e[COLLRT_E_OFF], len)))
+      if (!gsrc && (st = check_region(x, si, "buffer", s->buf0, e[COLLRT_E_OFF], len)))
         return st;
     } else {
-      if ((st = check_region(x, si, "source", s->buf0, e[COLLRT_E_SRC_OFF], len)) ||
-          (st = check_region(x, si, "destination", s->buf1, e[COLLRT_E_DST_OFF], len)))
+      if ((!gsrc && (st = check_region(x, si, "source", s->buf0, e[COLLRT_E_SRC_OFF], len))) ||
+          (!gdst && (st = check_region(x, si, "destination", s->buf1, e[COLLRT_E_DST_OFF], len))))
         return st;
     }
-    if (x->nsteps >= COLLRT_MAX_STEPS) {
-      collrt_diag_set(x->diag, "stmt[%u] on rank %d: more than %u steps", si, rank, COLLRT_MAX_STEPS);
-      return COLLRT_ERR_BOUNDS;
-    }
-    if (x->nsteps == x->cap) {
-      size_t ncap = x->cap ? 2 * x->cap : 64;
-      collrt_step_t *n = realloc(x->steps, ncap * sizeof *n);
-      if (!n) {
-        collrt_diag_set(x->diag, "cannot allocate %zu steps", ncap);
+    for (size_t k = 0; k < ndst; ++k) {
+      collrt_seg_t *g = vec_push(x, &x->segs, sizeof *g, "segments");
+      if (!g)
         return COLLRT_ERR_NOMEM;
-      }
-      x->steps = n;
-      x->cap = ncap;
+      *g = ((collrt_seg_t *)x->dst_segs.data)[k];
     }
-    collrt_step_t *p = &x->steps[x->nsteps];
+    collrt_step_t *p = vec_push(x, &x->steps, sizeof *p, "steps");
+    if (!p)
+      return COLLRT_ERR_BOUNDS;
     memset(p, 0, sizeof *p);
     p->kind = s->kind == COLLRT_STMT_SEND ? COLLRT_STEP_SEND
               : s->kind == COLLRT_STMT_RECV ? COLLRT_STEP_RECV
                                             : COLLRT_STEP_COPY;
     p->fifo = (uint8_t)x->fifo;
-    p->buf = s->buf0;
-    p->dep = dep;
+    p->buf = gsrc ? 0 : s->buf0;
     p->len = len;
     p->stmt = (uint16_t)si;
+    p->seg_begin = (uint32_t)seg_begin;
+    p->nsrc = (uint32_t)nsrc;
+    p->ndst = (uint32_t)ndst;
     if (s->kind == COLLRT_STMT_COPY) {
-      p->dst_buf = s->buf1;
-      p->off = e[COLLRT_E_SRC_OFF];
-      p->dst_off = e[COLLRT_E_DST_OFF];
+      p->dst_buf = gdst ? 0 : s->buf1;
+      p->off = gsrc ? 0 : e[COLLRT_E_SRC_OFF];
+      p->dst_off = gdst ? 0 : e[COLLRT_E_DST_OFF];
       p->peer = -1;
       p->tag = -1;
     } else {
       p->peer = (int32_t)e[COLLRT_E_PEER];
       p->tag = (int32_t)e[COLLRT_E_TAG];
-      p->off = e[COLLRT_E_OFF];
+      p->off = gsrc ? 0 : e[COLLRT_E_OFF];
     }
-    produced = (int32_t)x->nsteps++;
+    produced = (int32_t)(x->steps.count - 1);
+  } else {
+    x->segs.count = seg_begin; /* a skipped transfer keeps no segments */
   }
+  if (produced < 0 && !s->signal_event) {
+    x->waits.count = wait_begin; /* nobody can depend on it */
+    return COLLRT_OK;
+  }
+  node_t *n = vec_push(x, &x->nodes, sizeof *n, "transfers");
+  if (!n)
+    return COLLRT_ERR_NOMEM;
+  memset(n, 0, sizeof *n);
+  n->step = produced;
+  n->wait_begin = wait_begin;
+  n->nwaits = (uint32_t)(x->waits.count - wait_begin);
+  n->next_signal = NO_NODE;
+  n->stmt = (uint16_t)si;
   if (s->signal_event) {
     if (2 * (x->ev_count + 1) > x->ev_cap && (st = event_grow(x)))
       return st;
     event_slot_t *ev = event_find(x, s->signal_event, e[COLLRT_E_SIGNAL_I], e[COLLRT_E_SIGNAL_J]);
-    if (ev->id) {
-      collrt_diag_set(x->diag, "stmt[%u] %s on rank %d signals event %u(%lld, %lld), which stmt[%u] already signalled",
-                      si, kind_name(s->kind), rank, s->signal_event - 1u,
-                      (long long)e[COLLRT_E_SIGNAL_I], (long long)e[COLLRT_E_SIGNAL_J],
-                      ev->step >= 0 ? x->steps[ev->step].stmt : 0xFFFFu);
-      return COLLRT_ERR_BOUNDS;
+    uint32_t me = (uint32_t)(x->nodes.count - 1);
+    if (!ev->id) {
+      ev->id = s->signal_event;
+      ev->i = e[COLLRT_E_SIGNAL_I];
+      ev->j = e[COLLRT_E_SIGNAL_J];
+      ev->first = me;
+      ++x->ev_count;
+    } else {
+      VEC_AT(x->nodes, node_t, ev->last).next_signal = me;
     }
-    ev->id = s->signal_event;
-    ev->i = e[COLLRT_E_SIGNAL_I];
-    ev->j = e[COLLRT_E_SIGNAL_J];
-    ev->step = produced;
-    ++x->ev_count;
+    ev->last = me;
   }
   return COLLRT_OK;
 }
 
-static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end);
+/* Appends to x->deps the steps that node `n`'s waits stand for: every
+ * signaller of each waited event, looking through skipped signallers to what
+ * they waited on. A cycle through skipped transfers can never complete. */
+static collrt_status_t resolve_waits(expander_t *x, uint32_t n);
+
+static collrt_status_t resolve_signallers(expander_t *x, const wait_rec_t *w) {
+  event_slot_t *ev = event_find(x, w->id, w->i, w->j);
+  if (!ev || !ev->id) {
+    collrt_diag_set(x->diag, "stmt[%u] on rank %d waits on event %u(%lld, %lld), which no transfer signals",
+                    w->stmt, x->in->rank, w->id - 1u, (long long)w->i, (long long)w->j);
+    return COLLRT_ERR_BOUNDS;
+  }
+  for (uint32_t m = ev->first; m != NO_NODE; m = VEC_AT(x->nodes, node_t, m).next_signal) {
+    node_t *sig = &VEC_AT(x->nodes, node_t, m);
+    if (sig->step >= 0) {
+      uint32_t *d = vec_push(x, &x->deps, sizeof *d, "dependencies");
+      if (!d)
+        return COLLRT_ERR_NOMEM;
+      *d = (uint32_t)sig->step;
+      continue;
+    }
+    if (sig->on_stack) {
+      collrt_diag_set(x->diag, "rank %d: the waits of skipped (zero-length) transfers form a cycle through stmt[%u]; it can never complete",
+                      x->in->rank, sig->stmt);
+      return COLLRT_ERR_DEADLOCK;
+    }
+    if (sig->visit == x->epoch)
+      continue;
+    collrt_status_t st = resolve_waits(x, m);
+    if (st)
+      return st;
+  }
+  return COLLRT_OK;
+}
+
+static collrt_status_t resolve_waits(expander_t *x, uint32_t n) {
+  node_t *nd = &VEC_AT(x->nodes, node_t, n);
+  nd->visit = x->epoch;
+  nd->on_stack = 1;
+  collrt_status_t st = COLLRT_OK;
+  for (uint32_t k = 0; k < nd->nwaits && !st; ++k)
+    st = resolve_signallers(x, &VEC_AT(x->waits, wait_rec_t, nd->wait_begin + k));
+  VEC_AT(x->nodes, node_t, n).on_stack = 0;
+  return st;
+}
+
+static collrt_status_t resolve_all(expander_t *x) {
+  for (size_t n = 0; n < x->nodes.count; ++n) {
+    node_t *nd = &VEC_AT(x->nodes, node_t, n);
+    if (nd->step < 0)
+      continue;
+    collrt_step_t *p = &VEC_AT(x->steps, collrt_step_t, nd->step);
+    p->dep_begin = (uint32_t)x->deps.count;
+    ++x->epoch;
+    collrt_status_t st = resolve_waits(x, (uint32_t)n);
+    if (st)
+      return st;
+    p = &VEC_AT(x->steps, collrt_step_t, VEC_AT(x->nodes, node_t, n).step);
+    p->ndeps = (uint32_t)(x->deps.count - p->dep_begin);
+  }
+  return COLLRT_OK;
+}
 
 static collrt_status_t run_for(expander_t *x, unsigned si) {
   const collrt_stmt_t *s = &x->plan->stmts[si];
@@ -290,6 +470,13 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
       st = eval(x, i, COLLRT_E_VALUE, &v);
       x->vars[s->slot] = v;
       break;
+    case COLLRT_STMT_SEG: st = segment(x, i); break;
+    case COLLRT_STMT_DEP: {
+      int64_t wi, wj;
+      if (!(st = eval(x, i, COLLRT_E_WAIT_I, &wi)) && !(st = eval(x, i, COLLRT_E_WAIT_J, &wj)))
+        st = add_wait(x, i, s->wait_event, wi, wj);
+      break;
+    }
     default: st = transfer(x, i); break;
     }
     if (st)
@@ -337,14 +524,24 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
     }
   }
   x.buf_bytes[COLLRT_BUF_SCRATCH] = scratch;
-  if ((st = run_body(&x, 0, plan->desc.nstmts)))
+  x.xfer = -1;
+  if ((st = run_body(&x, 0, plan->desc.nstmts)) || (st = resolve_all(&x)))
     goto out;
-  out->steps = x.steps;
-  out->count = x.nsteps;
+  out->steps = x.steps.data;
+  out->count = x.steps.count;
+  out->deps = x.deps.data;
+  out->ndeps = x.deps.count;
+  out->segs = x.segs.data;
+  out->nsegs = x.segs.count;
   out->scratch_bytes = scratch;
-  x.steps = NULL;
+  x.steps.data = x.deps.data = x.segs.data = NULL;
 out:
-  free(x.steps);
+  free(x.steps.data);
+  free(x.deps.data);
+  free(x.segs.data);
+  free(x.dst_segs.data);
+  free(x.nodes.data);
+  free(x.waits.data);
   free(x.events);
   return st;
 }
@@ -353,6 +550,7 @@ void collrt_steps_free(collrt_steps_t *steps) {
   if (!steps)
     return;
   free(steps->steps);
-  steps->steps = NULL;
-  steps->count = 0;
+  free(steps->deps);
+  free(steps->segs);
+  memset(steps, 0, sizeof *steps);
 }

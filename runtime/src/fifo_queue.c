@@ -8,11 +8,13 @@ static int queue_of(const collrt_step_t *s) {
   return 2 * s->fifo + (s->kind == COLLRT_STEP_RECV);
 }
 
-collrt_status_t collrt_fq_init(collrt_fifo_queue_t *fq, const collrt_step_t *steps,
-                               size_t nsteps, const collrt_fifo_desc_t *fifos,
-                               int nfifos) {
+collrt_status_t collrt_fq_init(collrt_fifo_queue_t *fq, const collrt_steps_t *ss,
+                               const collrt_fifo_desc_t *fifos, int nfifos) {
+  const collrt_step_t *steps = ss->steps;
+  size_t nsteps = ss->count;
   memset(fq, 0, sizeof *fq);
   fq->steps = steps;
+  fq->deps = ss->deps;
   fq->nsteps = nsteps;
   fq->nqueues = 2 * nfifos;
   fq->order = malloc((nsteps ? nsteps : 1) * sizeof *fq->order);
@@ -63,6 +65,13 @@ void collrt_fq_free(collrt_fifo_queue_t *fq) {
   memset(fq, 0, sizeof *fq);
 }
 
+int collrt_fq_deps_done(const collrt_fifo_queue_t *fq, const collrt_step_t *s) {
+  for (uint32_t k = 0; k < s->ndeps; ++k)
+    if (fq->state[fq->deps[s->dep_begin + k]] != COLLRT_FQ_DONE)
+      return 0;
+  return 1;
+}
+
 int collrt_fq_next(collrt_fifo_queue_t *fq, size_t *out_step) {
   /* Round-robin over queues so that no FIFO is starved by a busy one. */
   for (int n = 0; n < fq->nqueues; ++n) {
@@ -71,7 +80,7 @@ int collrt_fq_next(collrt_fifo_queue_t *fq, size_t *out_step) {
       continue;
     uint32_t i = fq->order[fq->qhead[q]];
     const collrt_step_t *s = &fq->steps[i];
-    if (s->dep >= 0 && fq->state[s->dep] != COLLRT_FQ_DONE)
+    if (!collrt_fq_deps_done(fq, s))
       continue;
     int windowed = s->kind != COLLRT_STEP_COPY;
     if (windowed && fq->depth[q] && fq->inflight[q] >= fq->depth[q])

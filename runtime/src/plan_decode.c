@@ -104,9 +104,13 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
   }
 }
 
+static int is_transfer(uint8_t kind) {
+  return kind == COLLRT_STMT_SEND || kind == COLLRT_STMT_RECV || kind == COLLRT_STMT_COPY;
+}
+
 static int is_container(uint8_t kind) {
   return kind == COLLRT_STMT_PHASE || kind == COLLRT_STMT_FOR ||
-         kind == COLLRT_STMT_IF;
+         kind == COLLRT_STMT_IF || is_transfer(kind);
 }
 
 /* Which expression slots a statement reads: bit i = required, and
@@ -120,11 +124,19 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
     *required = s->buf0 == COLLRT_ORDER_RANDOM ? 0x7u : 0x3u;
     break;
   case COLLRT_STMT_IF: case COLLRT_STMT_LET: *required = 0x1u; break;
-  case COLLRT_STMT_SEND: case COLLRT_STMT_RECV: *required = 0xFu; break;
-  case COLLRT_STMT_COPY: *required = 0x7u; break;
+  case COLLRT_STMT_SEND: case COLLRT_STMT_RECV:
+    /* peer, tag; offset and length unless gathered */
+    *required = s->slot & COLLRT_GATHER_SRC ? 0x9u : 0xFu;
+    break;
+  case COLLRT_STMT_COPY:
+    *required = (s->slot & COLLRT_GATHER_SRC ? 0u : 0x1u) | (s->slot & COLLRT_GATHER_DST ? 0u : 0x2u) |
+                (s->slot ? 0u : 0x4u);
+    break;
+  case COLLRT_STMT_SEG: *required = 0x3u; break;
+  case COLLRT_STMT_DEP: *optional = 0x30u; break; /* its event index, NONE = 0 */
   default: break;
   }
-  if (s->kind >= COLLRT_STMT_SEND) {
+  if (is_transfer(s->kind)) {
     if (s->wait_event)
       *optional |= 0x30u;
     if (s->signal_event)
@@ -137,8 +149,8 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   const collrt_plan_desc_t *d = &plan->desc;
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_COPY) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..7)", i, k);
+  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_DEP) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..9)", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (!is_container(k) && s->body != 0) {
@@ -153,21 +165,29 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
     collrt_diag_set(diag, "plan field 'stmt[%u].var' is %u but the plan declares %u variables", i, s->slot, d->nvars);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if ((k == COLLRT_STMT_IF || k >= COLLRT_STMT_SEND) && s->slot != 0) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].slot' is %u but must be 0 for kind %u", i, s->slot, k);
+  unsigned max_slot = k == COLLRT_STMT_SEND || k == COLLRT_STMT_RECV ? COLLRT_GATHER_SRC
+                      : k == COLLRT_STMT_COPY ? (COLLRT_GATHER_SRC | COLLRT_GATHER_DST)
+                      : k == COLLRT_STMT_SEG  ? COLLRT_SIDE_DST
+                                              : 0;
+  if ((k == COLLRT_STMT_IF || k >= COLLRT_STMT_SEND) && s->slot > max_slot) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].slot' is %u but must be at most %u for kind %u", i, s->slot,
+                    max_slot, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  /* buf0 / buf1 by kind */
+  /* buf0 / buf1 by kind; a gathered side names no buffer */
+  int src_gathered = is_transfer(k) && (s->slot & COLLRT_GATHER_SRC);
+  int dst_gathered = k == COLLRT_STMT_COPY && (s->slot & COLLRT_GATHER_DST);
+  int writable0 = s->buf0 == COLLRT_BUF_RECV || s->buf0 == COLLRT_BUF_SCRATCH;
   int buf0_ok = 1, buf1_ok = s->buf1 == 0;
   switch (k) {
   case COLLRT_STMT_FOR: buf0_ok = s->buf0 <= COLLRT_ORDER_RANDOM; break;
-  case COLLRT_STMT_SEND: buf0_ok = s->buf0 < COLLRT_BUF_COUNT_; break;
-  case COLLRT_STMT_RECV:
-    buf0_ok = s->buf0 == COLLRT_BUF_RECV || s->buf0 == COLLRT_BUF_SCRATCH;
+  case COLLRT_STMT_SEND: case COLLRT_STMT_SEG:
+    buf0_ok = src_gathered ? s->buf0 == 0 : s->buf0 < COLLRT_BUF_COUNT_;
     break;
+  case COLLRT_STMT_RECV: buf0_ok = src_gathered ? s->buf0 == 0 : writable0; break;
   case COLLRT_STMT_COPY:
-    buf0_ok = s->buf0 < COLLRT_BUF_COUNT_;
-    buf1_ok = s->buf1 == COLLRT_BUF_RECV || s->buf1 == COLLRT_BUF_SCRATCH;
+    buf0_ok = src_gathered ? s->buf0 == 0 : s->buf0 < COLLRT_BUF_COUNT_;
+    buf1_ok = dst_gathered ? s->buf1 == 0 : s->buf1 == COLLRT_BUF_RECV || s->buf1 == COLLRT_BUF_SCRATCH;
     break;
   default: buf0_ok = s->buf0 == 0; break;
   }
@@ -178,13 +198,14 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (d->scratch_expr == COLLRT_EXPR_NONE &&
-      ((k >= COLLRT_STMT_SEND && s->buf0 == COLLRT_BUF_SCRATCH) ||
+      (((is_transfer(k) || k == COLLRT_STMT_SEG) && s->buf0 == COLLRT_BUF_SCRATCH) ||
        (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_SCRATCH))) {
     collrt_diag_set(diag, "plan field 'stmt[%u].buf' is SCRATCH but the plan declares no scratch_expr", i);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if (k < COLLRT_STMT_SEND && (s->wait_event || s->signal_event)) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u but only transfers wait on or signal events", i,
+  if ((!is_transfer(k) && s->signal_event) || (!is_transfer(k) && k != COLLRT_STMT_DEP && s->wait_event) ||
+      (k == COLLRT_STMT_DEP && !s->wait_event)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u but only transfers wait on or signal events, and a DEP waits on one", i,
                     s->wait_event ? "wait_event" : "signal_event",
                     s->wait_event ? s->wait_event : s->signal_event);
     return COLLRT_ERR_PLAN_INVALID;
@@ -213,25 +234,65 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   return COLLRT_OK;
 }
 
-/* Validates statements [first, end) as one body. `in_phase`: inside a PHASE. */
+/* Where a body stands: the top level, a phase, or the body of transfer
+ * statement `xfer` (where SEG and DEP live). */
+typedef struct body_ctx {
+  int in_phase;
+  int xfer; /* statement index, or -1 outside a transfer's body */
+} body_ctx_t;
+
+static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, body_ctx_t ctx,
+                                       collrt_diag_t *diag) {
+  const collrt_stmt_t *s = &plan->stmts[i];
+  uint8_t k = s->kind;
+  if (!ctx.in_phase && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only PHASE and LET may appear at top level", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (ctx.in_phase && k == COLLRT_STMT_PHASE) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is PHASE inside another phase (phases do not nest)", i);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (ctx.xfer < 0 && (k == COLLRT_STMT_SEG || k == COLLRT_STMT_DEP)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %s outside a transfer's body", i,
+                    k == COLLRT_STMT_SEG ? "SEG" : "DEP");
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (ctx.xfer >= 0 && is_transfer(k)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is a transfer inside the body of transfer stmt[%d]", i, ctx.xfer);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (k == COLLRT_STMT_SEG) {
+    const collrt_stmt_t *t = &plan->stmts[ctx.xfer];
+    unsigned bit = s->slot == COLLRT_SIDE_DST ? COLLRT_GATHER_DST : COLLRT_GATHER_SRC;
+    if (!(t->slot & bit)) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].slot' is side %u but transfer stmt[%d] does not gather that side",
+                      i, s->slot, ctx.xfer);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    int writes = s->slot == COLLRT_SIDE_DST || t->kind == COLLRT_STMT_RECV;
+    if (writes && s->buf0 != COLLRT_BUF_RECV && s->buf0 != COLLRT_BUF_SCRATCH) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].buf0' is %u but segments written by transfer stmt[%d] must be RECV or SCRATCH",
+                      i, s->buf0, ctx.xfer);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+  }
+  return COLLRT_OK;
+}
+
+/* Validates statements [first, end) as one body. */
 static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
-                                  unsigned end, int in_phase, uint64_t defined,
+                                  unsigned end, body_ctx_t ctx, uint64_t defined,
                                   collrt_diag_t *diag) {
   char field[48];
   unsigned i = first;
   while (i < end) {
     const collrt_stmt_t *s = &plan->stmts[i];
     collrt_status_t st = check_stmt_fields(plan, i, diag);
+    if (!st)
+      st = check_placement(plan, i, ctx, diag);
     if (st)
       return st;
-    if (!in_phase && s->kind != COLLRT_STMT_PHASE && s->kind != COLLRT_STMT_LET) {
-      collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only PHASE and LET may appear at top level", i, s->kind);
-      return COLLRT_ERR_PLAN_INVALID;
-    }
-    if (in_phase && s->kind == COLLRT_STMT_PHASE) {
-      collrt_diag_set(diag, "plan field 'stmt[%u].kind' is PHASE inside another phase (phases do not nest)", i);
-      return COLLRT_ERR_PLAN_INVALID;
-    }
     if ((uint32_t)i + 1u + s->body > end) {
       collrt_diag_set(diag, "plan field 'stmt[%u].body' is %u but the enclosing body ends at statement %u",
                       i, s->body, end);
@@ -251,8 +312,11 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
       uint64_t inner = defined;
       if (s->kind == COLLRT_STMT_FOR)
         inner |= 1ull << s->slot;
-      st = check_body(plan, i + 1, i + 1 + s->body,
-                      in_phase || s->kind == COLLRT_STMT_PHASE, inner, diag);
+      body_ctx_t in = ctx;
+      in.in_phase = ctx.in_phase || s->kind == COLLRT_STMT_PHASE;
+      if (is_transfer(s->kind))
+        in.xfer = (int)i;
+      st = check_body(plan, i + 1, i + 1 + s->body, in, inner, diag);
       if (st)
         return st;
     }
@@ -310,10 +374,13 @@ static collrt_status_t check_header(const collrt_plan_t *plan,
     collrt_diag_set(diag, "plan field 'nstmts' is %u but must be in 1..%d", d->nstmts, COLLRT_MAX_STMTS);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if (b[COLLRT_H_RESERVED0] || collrt_rd16(b + COLLRT_H_RESERVED1)) {
-    collrt_diag_set(diag, "plan field 'reserved' at byte %d is %u but must be 0",
-                    b[COLLRT_H_RESERVED0] ? COLLRT_H_RESERVED0 : COLLRT_H_RESERVED1,
-                    b[COLLRT_H_RESERVED0] ? b[COLLRT_H_RESERVED0] : collrt_rd16(b + COLLRT_H_RESERVED1));
+  if (d->flags & ~COLLRT_PLAN_F_UNVERIFIED) {
+    collrt_diag_set(diag, "plan field 'flags' is 0x%02x but only bit 0 (unverified) is defined", d->flags);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (collrt_rd16(b + COLLRT_H_RESERVED1)) {
+    collrt_diag_set(diag, "plan field 'reserved' at byte %d is %u but must be 0", COLLRT_H_RESERVED1,
+                    collrt_rd16(b + COLLRT_H_RESERVED1));
     return COLLRT_ERR_PLAN_INVALID;
   }
   for (unsigned f = 0; f < d->nfifos; ++f) {
@@ -342,7 +409,8 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   }
   uint16_t version = collrt_rd16(bytes + COLLRT_H_VERSION);
   if (version != COLLRT_PLAN_FORMAT_VERSION) {
-    collrt_diag_set(diag, "plan format version is %u but this runtime reads version %d", version, COLLRT_PLAN_FORMAT_VERSION);
+    collrt_diag_set(diag, "plan format version is %u but this runtime reads version %d; recompile the spec with a collc that writes version %d",
+                    version, COLLRT_PLAN_FORMAT_VERSION, COLLRT_PLAN_FORMAT_VERSION);
     st = COLLRT_ERR_PLAN_FORMAT;
     goto fail;
   }
@@ -383,6 +451,7 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   d->nfifos = b[COLLRT_H_NFIFOS];
   d->nevents = b[COLLRT_H_NEVENTS];
   d->nvars = b[COLLRT_H_NVARS];
+  d->flags = b[COLLRT_H_FLAGS];
   d->nstmts = collrt_rd16(b + COLLRT_H_NSTMTS);
   d->expr_bytes = collrt_rd16(b + COLLRT_H_EXPR_BYTES);
   d->scratch_expr = collrt_rd16(b + COLLRT_H_SCRATCH);
@@ -427,7 +496,8 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   if (d->scratch_expr != COLLRT_EXPR_NONE &&
       (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, diag)))
     goto fail;
-  if ((st = check_body(plan, 0, d->nstmts, 0, 0, diag)))
+  body_ctx_t top = {0, -1};
+  if ((st = check_body(plan, 0, d->nstmts, top, 0, diag)))
     goto fail;
   *out_plan = plan;
   return COLLRT_OK;

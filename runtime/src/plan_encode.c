@@ -40,6 +40,7 @@ collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *d,
   b[COLLRT_H_NFIFOS] = d->nfifos;
   b[COLLRT_H_NEVENTS] = d->nevents;
   b[COLLRT_H_NVARS] = d->nvars;
+  b[COLLRT_H_FLAGS] = d->flags;
   collrt_wr16(b + COLLRT_H_NSTMTS, d->nstmts);
   collrt_wr16(b + COLLRT_H_EXPR_BYTES, d->expr_bytes);
   collrt_wr16(b + COLLRT_H_SCRATCH, d->scratch_expr);

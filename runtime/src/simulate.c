@@ -21,6 +21,7 @@
 #include "collc/simulate.h"
 #include "diag.h"
 #include "fifo_queue.h"
+#include "hazard.h"
 
 #define LABEL(rank, off) ((((uint64_t)(rank) << 40) | (uint64_t)(off)) + 1u)
 
@@ -216,10 +217,27 @@ static void push_work(sim_t *s, int p) {
   s->work[(s->whead + s->wcount++) % (size_t)s->P] = p;
 }
 
-static void move_bytes(sim_t *s, int from, uint8_t fbuf, int64_t foff, int to,
-                       uint8_t tbuf, int64_t toff, int64_t len) {
-  memmove(s->r[to].label[tbuf] + toff, s->r[from].label[fbuf] + foff,
+typedef struct move_ctx {
+  sim_t *s;
+  int from, to;
+} move_ctx_t;
+
+static void move_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int64_t doff,
+                       int64_t len) {
+  move_ctx_t *m = ctx;
+  memmove(m->s->r[m->to].label[dbuf] + doff, m->s->r[m->from].label[sbuf] + soff,
           (size_t)len * sizeof(uint64_t));
+}
+
+/* Moves the labels of `src`'s source region on rank `from` to `dst`'s
+ * destination region on rank `to` (the same step for a COPY). */
+static void move_bytes(sim_t *s, int from, const collrt_step_t *src, int to,
+                       const collrt_step_t *dst) {
+  collrt_region_t a, b;
+  collrt_step_source(&s->r[from].steps, src, &a);
+  collrt_step_dest(&s->r[to].steps, dst, &b);
+  move_ctx_t m = {s, from, to};
+  collrt_region_pairs(&a, &b, 0, src->len, move_piece, &m);
 }
 
 static int queue_index(const collrt_step_t *st) {
@@ -244,8 +262,11 @@ static void issue(sim_t *s, int p, size_t i) {
   const collrt_step_t *st = &r->steps.steps[i];
   int q = queue_index(st);
   double t = r->queue_last[q];
-  if (st->dep >= 0 && r->done_t[st->dep] > t)
-    t = r->done_t[st->dep];
+  for (uint32_t k = 0; k < st->ndeps; ++k) {
+    double dt = r->done_t[r->steps.deps[st->dep_begin + k]];
+    if (dt > t)
+      t = dt;
+  }
   uint32_t depth = r->fq.depth[q];
   if (st->kind != COLLRT_STEP_COPY) {
     uint32_t n = r->queue_issued[q]++;
@@ -258,7 +279,7 @@ static void issue(sim_t *s, int p, size_t i) {
   r->issue_t[i] = t;
   r->queue_last[q] = t;
   if (st->kind == COLLRT_STEP_COPY) {
-    move_bytes(s, p, st->buf, st->off, p, st->dst_buf, st->dst_off, st->len);
+    move_bytes(s, p, st, p, st);
     s->res.copy_bytes += (uint64_t)st->len;
     finish(s, r, i, t + (double)st->len * d->gamma_ps_per_byte);
     return;
@@ -273,7 +294,7 @@ static void issue(sim_t *s, int p, size_t i) {
   const collrt_step_t *rcv = st->kind == COLLRT_STEP_SEND ? ps : st;
   int sp = st->kind == COLLRT_STEP_SEND ? p : st->peer;
   int rp = st->kind == COLLRT_STEP_SEND ? st->peer : p;
-  move_bytes(s, sp, snd->buf, snd->off, rp, rcv->buf, rcv->off, st->len);
+  move_bytes(s, sp, snd, rp, rcv);
   s->res.messages++;
   s->res.bytes += (uint64_t)st->len;
   double start = pr->issue_t[pi] > t ? pr->issue_t[pi] : t;
@@ -404,7 +425,7 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
       s.owner[r->base + i] = p;
       s.partner[r->base + i] = SIZE_MAX;
     }
-    if ((st = collrt_fq_init(&r->fq, r->steps.steps, n, d->fifos, d->nfifos)))
+    if ((st = collrt_fq_init(&r->fq, &r->steps, d->fifos, d->nfifos)))
       goto out;
     r->fq_ready = 1;
     int nq = 2 * d->nfifos;
@@ -444,6 +465,11 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
       st = report_deadlock(&s);
       goto out;
     }
+  /* a program that completes may still have raced: the engine may start
+   * unordered transfers in another order than this simulation did */
+  for (int p = 0; p < P; ++p)
+    if ((st = collrt_check_hazards(&s.r[p].steps, p, diag)))
+      goto out;
   if ((st = check_result(&s)))
     goto out;
   s.res.model_time_us /= 1e6;

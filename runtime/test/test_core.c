@@ -87,11 +87,21 @@ static void test_round_trip(void) {
   memcpy(c, bytes, len);
   c[COLLRT_H_VERSION] = 9;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "version is 9");
-  /* reserved byte set, checksum recomputed: a validation error */
+  /* a version-1 plan is named and the remedy given */
   memcpy(c, bytes, len);
-  c[COLLRT_H_RESERVED0] = 1;
+  c[COLLRT_H_VERSION] = 1;
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
+         "plan format version is 1 but this runtime reads version 2; recompile the spec");
+  /* undefined flag bits, checksum recomputed: a validation error */
+  memcpy(c, bytes, len);
+  c[COLLRT_H_FLAGS] = 0x80;
   collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
-  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'reserved' at byte 55");
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'flags' is 0x80");
+  /* reserved field set */
+  memcpy(c, bytes, len);
+  c[COLLRT_H_RESERVED1] = 1;
+  collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'reserved' at byte 62");
   free(c);
   collrt_plan_free(p);
   CHECK(collrt_crc32((const uint8_t *)"123456789", 9) == 0xCBF43926u, "CRC-32 check value");
@@ -113,7 +123,7 @@ static void test_validation(void) {
   MUTATE(b.stmts[0].slot = 5; b.desc.nfifos = 2; b.fifos[1].send_depth = 1,
          "plan field 'stmt[0].fifo' is 5 but the plan declares 2 FIFOs");
   MUTATE(b.stmts[3].slot = 9, "'stmt[3].var' is 9 but the plan declares 8 variables");
-  MUTATE(b.stmts[5].kind = 9, "'stmt[5].kind' is 9");
+  MUTATE(b.stmts[5].kind = 10, "'stmt[5].kind' is 10");
   MUTATE(b.stmts[5].buf0 = COLLRT_BUF_SEND, "'stmt[5].buf0' is 0");
   MUTATE(b.stmts[6].buf0 = 3, "'stmt[6].buf0' is 3");
   MUTATE(b.stmts[1].buf1 = COLLRT_BUF_SCRATCH, "SCRATCH but the plan declares no scratch_expr");
@@ -121,7 +131,26 @@ static void test_validation(void) {
          "'stmt[6].wait_event' is event 0 but the plan declares 0 events");
   MUTATE(b.desc.nevents = 1; b.stmts[2].signal_event = 1, "only transfers wait on or signal");
   MUTATE(b.stmts[2].body = 9, "'stmt[2].body' is 9 but the enclosing body ends at statement 7");
-  MUTATE(b.stmts[5].body = 1, "'stmt[5].body' is 1 but a kind-6 statement has no body");
+  MUTATE(b.stmts[3].body = 1, "'stmt[3].body' is 1 but a kind-4 statement has no body");
+  MUTATE(b.stmts[5].body = 1, "'stmt[6].kind' is a transfer inside the body of transfer stmt[5]");
+  /* v2: SEG and DEP live only in a transfer's body; a SEG needs a gathered side */
+  MUTATE(b.stmts[3].kind = COLLRT_STMT_SEG; b.stmts[3].slot = 0;
+         b.stmts[3].expr[1] = b.stmts[3].expr[0], "'stmt[3].kind' is SEG outside a transfer's body");
+  MUTATE(b.stmts[5].body = 1; b.stmts[6].kind = COLLRT_STMT_SEG; b.stmts[6].buf0 = COLLRT_BUF_RECV;
+         b.stmts[6].expr[2] = b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
+         "'stmt[6].slot' is side 0 but transfer stmt[5] does not gather that side");
+  MUTATE(b.stmts[5].body = 1; b.stmts[5].slot = COLLRT_GATHER_SRC; b.stmts[5].buf0 = 0;
+         b.stmts[5].expr[1] = b.stmts[5].expr[2] = COLLRT_EXPR_NONE;
+         b.stmts[6].kind = COLLRT_STMT_SEG; b.stmts[6].buf0 = COLLRT_BUF_SEND;
+         b.stmts[6].expr[2] = b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
+         "segments written by transfer stmt[5] must be RECV or SCRATCH");
+  MUTATE(b.stmts[5].slot = COLLRT_GATHER_SRC; b.stmts[5].buf0 = 0,
+         "'stmt[5].expr[1]' is");
+  MUTATE(b.stmts[5].slot = 2, "'stmt[5].slot' is 2 but must be at most 1 for kind 6");
+  MUTATE(b.desc.nevents = 1; b.stmts[5].body = 1; b.stmts[6].kind = COLLRT_STMT_DEP; b.stmts[6].buf0 = 0;
+         b.stmts[6].wait_event = 0; b.stmts[6].expr[0] = b.stmts[6].expr[1] = b.stmts[6].expr[2] =
+             b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
+         "a DEP waits on one");
   MUTATE(b.stmts[0].body = 0, "only PHASE and LET may appear at top level");
   MUTATE(b.stmts[2].kind = COLLRT_STMT_PHASE; b.stmts[2].slot = 0;
          b.stmts[2].expr[0] = b.stmts[2].expr[1] = COLLRT_EXPR_NONE,
@@ -278,8 +307,8 @@ static void test_expand(void) {
   for (size_t i = 0; i < s.count; ++i)
     if (s.steps[i].kind == COLLRT_STEP_SEND && s.steps[i].buf == COLLRT_BUF_RECV) {
       ++forwards;
-      const collrt_step_t *r = &s.steps[s.steps[i].dep];
-      deps_ok &= s.steps[i].dep >= 0 && r->kind == COLLRT_STEP_RECV && r->off == s.steps[i].off &&
+      const collrt_step_t *r = &s.steps[s.deps[s.steps[i].dep_begin]];
+      deps_ok &= s.steps[i].ndeps == 1 && r->kind == COLLRT_STEP_RECV && r->off == s.steps[i].off &&
                  r->len == s.steps[i].len;
     }
   CHECK(deps_ok && forwards == 2, "forwards wait on their receive (%d forwards)", forwards);
@@ -294,7 +323,7 @@ static void test_expand(void) {
   p = tp_finish(&b);
   uniform_input(&in, arr, 4, 1, 10);
   EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
-         "stmt[6] SEND on rank 1 waits on event 1(2, 0), which no earlier transfer signalled");
+         "stmt[6] on rank 1 waits on event 1(2, 0), which no transfer signals");
   collrt_plan_free(p);
 
   /* peer and tag out of range */
@@ -467,6 +496,135 @@ static void test_simulate(void) {
   collrt_plan_free(p);
 }
 
+static collrt_expand_input_t in_v2;
+
+/* Alltoall through scratch: each block is packed by a COPY and sent from
+ * scratch. `order`: 0 = no event between them (a pack race), 1 = the SEND
+ * waits on the COPY. `slots`: 0 = one scratch block per peer, 1 = one slot
+ * reused by every peer (then `order` 1 still leaves a write-after-read race
+ * unless `credit`: the next COPY waits on the previous SEND). */
+static collrt_plan_t *build_packed(tp_builder_t *b, int order, int one_slot, int credit) {
+  tp_init(b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+  b->desc.nevents = 2;
+  b->desc.scratch_expr = tp_expr(b, one_slot ? "r scount" : "P r scount *");
+  const char *slot = one_slot ? "0" : "v1 sdispl";
+  unsigned ph = tp_phase(b, 0);
+  tp_copy(b, COLLRT_BUF_SEND, "r sdispl", COLLRT_BUF_RECV, "r rdispl", "r scount");
+  unsigned f = tp_for(b, 0, "1", "P");
+  tp_let(b, 1, "r v0 + P %");
+  tp_let(b, 2, "r v0 - P + P %");
+  tp_recv(b, COLLRT_BUF_RECV, "v2", "v2 rdispl", "v2 rcount", "0");
+  unsigned cp = tp_copy(b, COLLRT_BUF_SEND, "v1 sdispl", COLLRT_BUF_SCRATCH, slot, "v1 scount");
+  if (credit) { /* a DEP under an IF in the COPY's body */
+    unsigned i = tp_if(b, "v0 1 >");
+    tp_dep(b, 1, "v0 1 -", NULL);
+    tp_end(b, i);
+    tp_end(b, cp);
+  }
+  tp_signal(b, cp, 0, "v0", NULL);
+  unsigned sd = tp_send(b, COLLRT_BUF_SCRATCH, "v1", slot, "v1 scount", "0");
+  if (order)
+    tp_wait(b, sd, 0, "v0", NULL);
+  tp_signal(b, sd, 1, "v0", NULL);
+  tp_end(b, f);
+  tp_end(b, ph);
+  return tp_finish(b);
+}
+
+/* Format v2: gathered transfers, joins, forward waits and credits, and the
+ * verifier's hazard and deadlock findings. */
+static void test_format_v2(void) {
+  static tp_builder_t b;
+  collrt_diag_t d = {{0}};
+  int64_t c[16 * 16];
+  for (int k = 0; k < 16 * 16; ++k)
+    c[k] = 7;
+  /* two-phase schedules, at their exact sizes */
+  static const unsigned ok_cfg[][4] = {{4, 2, 4, 1}, {2, 3, 2, 1}, {4, 4, 4, 1}, {4, 2, 4, 0},
+                                        {4, 2, 2, 0}, {4, 2, 1, 0}, {4, 4, 2, 0}};
+  for (size_t k = 0; k < sizeof ok_cfg / sizeof *ok_cfg; ++k) {
+    tp_build_two_phase(&b, ok_cfg[k][0], ok_cfg[k][1], ok_cfg[k][2], (int)ok_cfg[k][3]);
+    collrt_plan_t *p = tp_finish(&b);
+    CHECK(p != NULL, "two-phase %zu encodes", k);
+    if (p)
+      EXPECT(sim(p, (int)(ok_cfg[k][0] * ok_cfg[k][1]), c, &d), COLLRT_OK, &d, NULL);
+    collrt_plan_free(p);
+  }
+  /* gathered steps and joins in the expansion: phase-2 sends of the
+   * combining schedule carry X segments and wait on X arrivals */
+  tp_build_two_phase(&b, 4, 2, 4, 1);
+  collrt_plan_t *p = tp_finish(&b);
+  int64_t arr[4 * 8];
+  uniform_input(&in_v2, arr, 8, 3, 5);
+  collrt_steps_t s;
+  EXPECT(collrt_expand(p, &in_v2, &s, &d), COLLRT_OK, &d, NULL);
+  int joins = 0;
+  for (size_t i = 0; i < s.count; ++i)
+    if (s.steps[i].kind == COLLRT_STEP_SEND && s.steps[i].fifo == 1)
+      joins += s.steps[i].ndeps == 4 && s.steps[i].nsrc == 4 && s.steps[i].len == 20;
+  CHECK(joins == 2, "phase-2 sends: %d with 4 segments and 4 dependencies, want 2", joins);
+  collrt_steps_free(&s);
+  collrt_plan_free(p);
+  /* a forward wait: the credit receive depends on later steps */
+  tp_build_two_phase(&b, 4, 2, 1, 0);
+  p = tp_finish(&b);
+  EXPECT(collrt_expand(p, &in_v2, &s, &d), COLLRT_OK, &d, NULL);
+  int forward = 0;
+  for (size_t i = 0; i < s.count; ++i)
+    for (uint32_t k = 0; k < s.steps[i].ndeps; ++k)
+      forward += s.deps[s.steps[i].dep_begin + k] > i;
+  CHECK(forward >= 3 * 2, "credit receives wait on later sends: %d forward dependencies", forward);
+  collrt_steps_free(&s);
+  /* ... and a credit loop that waits on its own stage deadlocks */
+  for (unsigned i = 0; i < b.desc.nstmts; ++i)
+    if (b.stmts[i].wait_event == 2)
+      b.stmts[i].expr[COLLRT_E_WAIT_I] = tp_expr(&b, "v0");
+  collrt_plan_free(p);
+  p = tp_finish(&b);
+  EXPECT(sim(p, 8, c, &d), COLLRT_ERR_DEADLOCK, &d, "no transfer can progress");
+  collrt_plan_free(p);
+  /* a join that can never complete: an event nobody signals */
+  tp_build_two_phase(&b, 4, 2, 2, 1);
+  p = tp_finish(&b);
+  EXPECT(sim(p, 8, c, &d), COLLRT_ERR_BOUNDS, &d, "waits on event 1(0, 0), which no transfer signals");
+  collrt_plan_free(p);
+  /* a transfer joined on itself */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 4);
+  b.desc.nevents = 1;
+  tp_signal(&b, 6, 0, "v0", NULL);
+  tp_wait(&b, 6, 0, "v0", NULL);
+  p = tp_finish(&b);
+  EXPECT(sim(p, 3, c, &d), COLLRT_ERR_DEADLOCK, &d, "no transfer can progress");
+  collrt_plan_free(p);
+  /* pack race, and its fix */
+  p = build_packed(&b, 0, 0, 0);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d,
+         "race on scratch buffer bytes [7, 14): stmt[6] COPY (writes) and stmt[7] SEND (reads) touch them with no chain of waits");
+  collrt_plan_free(p);
+  p = build_packed(&b, 1, 0, 0);
+  EXPECT(sim(p, 4, c, &d), COLLRT_OK, &d, NULL);
+  collrt_plan_free(p);
+  /* write-after-read on a reused slot, and its fix (a credit) */
+  p = build_packed(&b, 1, 1, 0);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d, "race on scratch buffer bytes [0, 7)");
+  collrt_plan_free(p);
+  p = build_packed(&b, 1, 1, 1);
+  EXPECT(sim(p, 4, c, &d), COLLRT_OK, &d, NULL);
+  collrt_plan_free(p);
+  /* a bounded receive window whose order disagrees with the senders' */
+  for (int depth = 0; depth <= 1; ++depth) {
+    tp_build_direct(&b, COLLRT_OP_ALLTOALL, 1);
+    b.fifos[0].recv_depth = (uint16_t)depth;
+    b.stmts[5].expr[COLLRT_E_PEER] = tp_expr(&b, "v1");
+    b.stmts[5].expr[COLLRT_E_OFF] = tp_expr(&b, "v1 rdispl");
+    b.stmts[5].expr[COLLRT_E_LEN] = tp_expr(&b, "v1 rcount");
+    p = tp_finish(&b);
+    EXPECT(sim(p, 5, c, &d), depth ? COLLRT_ERR_DEADLOCK : COLLRT_OK, &d,
+           depth ? "no transfer can progress" : NULL);
+    collrt_plan_free(p);
+  }
+}
+
 /* The `auto` idle policy: block under SMPI, yield when the node's ranks
  * outnumber its CPUs, spin otherwise; explicit settings are taken as is. */
 static void test_wait_policy(void) {
@@ -502,6 +660,7 @@ int main(void) {
   test_expand();
   test_simulate();
   test_wait_policy();
+  test_format_v2();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

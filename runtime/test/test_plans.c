@@ -229,3 +229,115 @@ void tp_build_direct_topo(tp_builder_t *b, unsigned x, unsigned y, unsigned z) {
   tp_end(b, f);
   tp_end(b, ph);
 }
+
+unsigned tp_seg(tp_builder_t *b, int side, int buf, const char *off, const char *len) {
+  const char *e[8] = {off, len};
+  return tp_stmt(b, COLLRT_STMT_SEG, buf, 0, side, e);
+}
+
+unsigned tp_dep(tp_builder_t *b, int event, const char *i, const char *j) {
+  const char *e[8] = {NULL, NULL, NULL, NULL, i, j};
+  unsigned s = tp_stmt(b, COLLRT_STMT_DEP, 0, 0, 0, e);
+  b->stmts[s].wait_event = (uint8_t)(event + 1);
+  return s;
+}
+
+void tp_wait(tp_builder_t *b, unsigned s, int event, const char *i, const char *j) {
+  b->stmts[s].wait_event = (uint8_t)(event + 1);
+  b->stmts[s].expr[COLLRT_E_WAIT_I] = tp_expr(b, i);
+  b->stmts[s].expr[COLLRT_E_WAIT_J] = tp_expr(b, j);
+}
+
+void tp_signal(tp_builder_t *b, unsigned s, int event, const char *i, const char *j) {
+  b->stmts[s].signal_event = (uint8_t)(event + 1);
+  b->stmts[s].expr[COLLRT_E_SIGNAL_I] = tp_expr(b, i);
+  b->stmts[s].expr[COLLRT_E_SIGNAL_J] = tp_expr(b, j);
+}
+
+/* Two-phase alltoall on an X x Y torus (seed 000's TPS in two dimensions),
+ * c = the uniform block. Vars: 0 = x2 / x1, 1 = y', 2 = c, 3 = peer.
+ * Phase 1 (FIFO 0, the line): to m = (x2, y(r)) one gathered message of the
+ * Y blocks whose destination has x == x2; from m into stage slot x2 % slots
+ * (signals arrived[x2]). Phase 2 (FIFO 1, the plane):
+ *   combine: to each (x(r), y') one gathered message of block y' of every
+ *            stage, after all X arrivals (a join of DEPs), received as one
+ *            gathered message scattered to the X sources' receive blocks;
+ *   else:    stage by stage, block by block, each send signalling
+ *            freed[x1] (Y signallers: a counted event); with slots < X the
+ *            phase-1 receive into a reused slot waits on freed[x2 - slots],
+ *            a forward wait on later statements (credit flow control). */
+void tp_build_two_phase(tp_builder_t *b, unsigned X, unsigned Y, unsigned slots, int combine) {
+  tp_init(b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+  b->desc.ndims = 2;
+  b->desc.wrap_mask = 3;
+  b->desc.shape[0] = X;
+  b->desc.shape[1] = Y;
+  b->desc.nfifos = 2;
+  b->fifos[0].send_depth = b->fifos[1].send_depth = 4;
+  b->desc.nevents = 2;
+  char scratch[64];
+  snprintf(scratch, sizeof scratch, "%u dim1 * r scount *", slots);
+  b->desc.scratch_expr = tp_expr(b, scratch);
+  char slot_off[96], credit[48], no_credit[48];
+  snprintf(slot_off, sizeof slot_off, "v0 %u %% dim1 * v2 *", slots);
+  snprintf(credit, sizeof credit, "v0 %u >=", slots);
+  snprintf(no_credit, sizeof no_credit, "v0 %u <", slots);
+  tp_let(b, 2, "r scount");
+  unsigned ph = tp_phase(b, 0);
+  unsigned f = tp_for(b, 0, "0", "dim0");
+  tp_let(b, 3, "v0 r coord1 0 rank_at");
+  unsigned sd = tp_stmt(b, COLLRT_STMT_SEND, 0, 0, COLLRT_GATHER_SRC,
+                        (const char *const[8]){"v3", NULL, NULL, "0"});
+  unsigned g = tp_for(b, 1, "0", "dim1");
+  tp_seg(b, COLLRT_SIDE_SRC, COLLRT_BUF_SEND, "v0 v1 0 rank_at sdispl", "v2");
+  tp_end(b, g);
+  tp_end(b, sd);
+  unsigned i1 = tp_if(b, credit);
+  unsigned rc = tp_recv(b, COLLRT_BUF_SCRATCH, "v3", slot_off, "dim1 v2 *", "0");
+  tp_signal(b, rc, 0, "v0", NULL);
+  char back[48];
+  snprintf(back, sizeof back, "v0 %u -", slots);
+  tp_wait(b, rc, 1, back, NULL);
+  tp_end(b, i1);
+  unsigned i2 = tp_if(b, no_credit);
+  rc = tp_recv(b, COLLRT_BUF_SCRATCH, "v3", slot_off, "dim1 v2 *", "0");
+  tp_signal(b, rc, 0, "v0", NULL);
+  tp_end(b, i2);
+  tp_end(b, f);
+  tp_end(b, ph);
+
+  ph = tp_phase(b, 1);
+  if (combine) {
+    f = tp_for(b, 1, "0", "dim1");
+    tp_let(b, 3, "r coord0 v1 0 rank_at");
+    sd = tp_stmt(b, COLLRT_STMT_SEND, 0, 0, COLLRT_GATHER_SRC,
+                 (const char *const[8]){"v3", NULL, NULL, "0"});
+    g = tp_for(b, 0, "0", "dim0");
+    char seg[96];
+    snprintf(seg, sizeof seg, "v0 %u %% dim1 * v1 + v2 *", slots);
+    tp_seg(b, COLLRT_SIDE_SRC, COLLRT_BUF_SCRATCH, seg, "v2");
+    tp_dep(b, 0, "v0", NULL);
+    tp_end(b, g);
+    tp_end(b, sd);
+    rc = tp_stmt(b, COLLRT_STMT_RECV, 0, 0, COLLRT_GATHER_SRC,
+                 (const char *const[8]){"v3", NULL, NULL, "0"});
+    g = tp_for(b, 0, "0", "dim0");
+    tp_seg(b, COLLRT_SIDE_SRC, COLLRT_BUF_RECV, "v0 v1 0 rank_at rdispl", "v2");
+    tp_end(b, g);
+    tp_end(b, rc);
+    tp_end(b, f);
+  } else {
+    f = tp_for(b, 0, "0", "dim0");
+    g = tp_for(b, 1, "0", "dim1");
+    tp_let(b, 3, "r coord0 v1 0 rank_at");
+    char from[96];
+    snprintf(from, sizeof from, "v0 %u %% dim1 * v1 + v2 *", slots);
+    sd = tp_send(b, COLLRT_BUF_SCRATCH, "v3", from, "v2", "0");
+    tp_wait(b, sd, 0, "v0", NULL);
+    tp_signal(b, sd, 1, "v0", NULL);
+    tp_recv(b, COLLRT_BUF_RECV, "v3", "v0 v1 0 rank_at rdispl", "v2", "0");
+    tp_end(b, g);
+    tp_end(b, f);
+  }
+  tp_end(b, ph);
+}

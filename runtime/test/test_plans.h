@@ -34,6 +34,13 @@ unsigned tp_recv(tp_builder_t *b, int buf, const char *peer, const char *off,
 unsigned tp_copy(tp_builder_t *b, int src, const char *src_off, int dst,
                  const char *dst_off, const char *len);
 
+/* v2: a segment of the enclosing gathered transfer, an extra wait (DEP),
+ * and the wait / signal of transfer statement `s`. */
+unsigned tp_seg(tp_builder_t *b, int side, int buf, const char *off, const char *len);
+unsigned tp_dep(tp_builder_t *b, int event, const char *i, const char *j);
+void tp_wait(tp_builder_t *b, unsigned s, int event, const char *i, const char *j);
+void tp_signal(tp_builder_t *b, unsigned s, int event, const char *i, const char *j);
+
 /* Encodes; returns NULL (and prints the diagnostic) on failure. */
 collrt_plan_t *tp_finish(tp_builder_t *b);
 
@@ -42,5 +49,9 @@ void tp_build_direct(tp_builder_t *b, collrt_op_t op, int send_depth);
 void tp_build_ring(tp_builder_t *b, const char *block, int send_depth);
 /* Direct alltoall whose size comes from the topology (needs exact size). */
 void tp_build_direct_topo(tp_builder_t *b, unsigned x, unsigned y, unsigned z);
+
+/* Two-phase alltoall on an X x Y torus with `slots` stage buffers; see
+ * test_plans.c. */
+void tp_build_two_phase(tp_builder_t *b, unsigned X, unsigned Y, unsigned slots, int combine);
 
 #endif

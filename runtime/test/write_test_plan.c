@@ -1,6 +1,7 @@
 /* Writes one of the hand-built test plans to a file, for the MPI tests:
  *   collrt_write_test_plan direct-alltoall|direct-alltoallv|ring-allgatherv|
- *                          topo-alltoall-2x2x2  OUT */
+ *                          topo-alltoall-2x2x2|two-phase-4x2|
+ *                          two-phase-credit-4x2  OUT */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,10 @@ int main(int argc, char **argv) {
     tp_build_ring(&b, "rminpos 1 max 64 max", 4);
   else if (!strcmp(n, "topo-alltoall-2x2x2"))
     tp_build_direct_topo(&b, 2, 2, 2);
+  else if (!strcmp(n, "two-phase-4x2"))
+    tp_build_two_phase(&b, 4, 2, 4, 1);
+  else if (!strcmp(n, "two-phase-credit-4x2"))
+    tp_build_two_phase(&b, 4, 2, 1, 0);
   else {
     fprintf(stderr, "collrt_write_test_plan: unknown plan '%s'\n", n);
     return 2;

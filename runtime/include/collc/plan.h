@@ -51,18 +51,28 @@ typedef enum collrt_step_kind {
   COLLRT_STEP_COPY = 3,
 } collrt_step_kind_t;
 
+/* One contiguous piece of a gathered transfer. */
+typedef struct collrt_seg {
+  int64_t off;
+  int64_t len; /* > 0 */
+  uint8_t buf; /* collrt_buffer_t */
+} collrt_seg_t;
+
 typedef struct collrt_step {
   uint8_t kind;
   uint8_t fifo;
-  uint8_t buf;      /* SEND/COPY: source buffer; RECV: destination */
-  uint8_t dst_buf;  /* COPY only */
+  uint8_t buf;      /* SEND/COPY: source buffer; RECV: destination (unless gathered) */
+  uint8_t dst_buf;  /* COPY only (unless its destination is gathered) */
   int32_t peer;     /* SEND/RECV */
   int32_t tag;      /* SEND/RECV, 0 <= tag <= 32767 */
-  int32_t dep;      /* index of the step this one waits for, or -1 */
-  int64_t off;      /* offset in buf */
-  int64_t dst_off;  /* COPY only */
-  int64_t len;      /* > 0 (zero-length transfers produce no step) */
   uint16_t stmt;    /* statement that produced it, for diagnostics */
+  int64_t off;      /* offset in buf (contiguous side) */
+  int64_t dst_off;  /* COPY only (contiguous destination) */
+  int64_t len;      /* > 0 (zero-length transfers produce no step) */
+  uint32_t dep_begin, ndeps; /* steps this one waits for: deps[dep_begin ..] */
+  uint32_t seg_begin;        /* segments: segs[seg_begin ..] */
+  uint32_t nsrc;   /* segments of the message / COPY source; 0 = contiguous */
+  uint32_t ndst;   /* segments of a COPY destination (after the source's); 0 = contiguous */
 } collrt_step_t;
 
 /* What a rank knows at bind time. Counts and displacements are in bytes and
@@ -81,8 +91,33 @@ typedef struct collrt_expand_input {
 typedef struct collrt_steps {
   collrt_step_t *steps;
   size_t count;
+  uint32_t *deps; /* dependency lists of all steps, step indices */
+  size_t ndeps;
+  collrt_seg_t *segs; /* segment lists of gathered steps */
+  size_t nsegs;
   int64_t scratch_bytes;
 } collrt_steps_t;
+
+/* The bytes one side of a step touches: its segments, or one contiguous
+ * piece (`whole`). The source of a SEND or COPY, the destination of a RECV
+ * or COPY. */
+typedef struct collrt_region {
+  const collrt_seg_t *segs;
+  uint32_t nsegs; /* 0: the region is `whole` */
+  collrt_seg_t whole;
+} collrt_region_t;
+
+void collrt_step_source(const collrt_steps_t *steps, const collrt_step_t *step,
+                        collrt_region_t *out);
+void collrt_step_dest(const collrt_steps_t *steps, const collrt_step_t *step,
+                      collrt_region_t *out);
+/* Calls fn for each contiguous piece of bytes [from, from + len) of the
+ * region pair, in order: src's bytes at (sbuf, soff) go to dst's at
+ * (dbuf, doff). The two regions describe the same number of bytes. */
+typedef void (*collrt_piece_fn)(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf,
+                                int64_t doff, int64_t len);
+void collrt_region_pairs(const collrt_region_t *src, const collrt_region_t *dst, int64_t from,
+                         int64_t len, collrt_piece_fn fn, void *ctx);
 
 /* Instantiates the program for input->rank. Checks every peer, tag, offset
  * and length against the communicator and the buffers; on error nothing is

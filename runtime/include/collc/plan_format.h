@@ -1,4 +1,4 @@
-/* collc plan format, version 1: the one definition shared by the compiler
+/* collc plan format, version 2: the one definition shared by the compiler
  * (which encodes plans) and the runtime (which decodes, validates, expands
  * and executes them).
  *
@@ -27,7 +27,7 @@
  *                 u8  nfifos                  1..COLLRT_MAX_FIFOS
  *                 u8  nevents                 0..COLLRT_MAX_EVENTS
  *                 u8  nvars                   0..COLLRT_MAX_VARS
- *                 u8  reserved                = 0
+ *                 u8  flags                   COLLRT_PLAN_F_*; other bits 0
  *                 u16 nstmts                  1..COLLRT_MAX_STMTS
  *                 u16 expr_bytes              size of expr_pool
  *                 u16 scratch_expr            expr ref: scratch bytes, or NONE
@@ -41,10 +41,13 @@
  *   expr       := instr* END                  postfix over an int64 stack
  *   instr      := opcode(u8) immediate*       see collrt_expr_op_t
  *
- * Statements form a tree in pre-order: a PHASE, FOR or IF statement is
- * followed by `body` statements that make up its body (nested bodies counted
- * in full). The top level is a sequence of PHASE and LET statements; SEND,
- * RECV and COPY occur only inside a PHASE, and phases do not nest.
+ * Statements form a tree in pre-order: a PHASE, FOR, IF or transfer (SEND,
+ * RECV, COPY) statement is followed by `body` statements that make up its
+ * body (nested bodies counted in full). The top level is a sequence of PHASE
+ * and LET statements; transfers occur only inside a PHASE, and phases do not
+ * nest. A transfer's body holds only FOR, IF, LET, SEG and DEP statements;
+ * SEG and DEP occur only in a transfer's body. It runs when the transfer is
+ * reached, before the transfer is created.
  *
  *   PHASE  slot = fifo                     the transfers inside use this FIFO
  *   FOR    slot = var, buf0 = order         var over [e0, e1); order ASCENDING
@@ -61,30 +64,61 @@
  *   SEND   buf0 = source buffer, e0 = peer, e1 = offset, e2 = length, e3 = tag
  *   RECV   buf0 = destination buffer, e0 = peer, e1 = offset, e2 = length, e3 = tag
  *   COPY   buf0 -> buf1, e0 = source offset, e1 = destination offset, e2 = length
+ *   SEG    buf0 = buffer, slot = side, e0 = offset, e1 = length: one segment
+ *          of the enclosing transfer's data. Side 0 is the message (SEND,
+ *          RECV) or the COPY's source, side 1 the COPY's destination.
+ *   DEP    wait_event = id+1, e4, e5 = index: one more event the enclosing
+ *          transfer waits on (a join).
  *
- * Every transfer (SEND, RECV, COPY) may wait on an event (wait_event = id+1,
- * index e4, e5) and may signal one when it completes (signal_event = id+1,
- * index e6, e7). Unused index slots are NONE and read as 0. Every expression
- * slot a statement does not read (by kind, order and events) must be NONE;
- * buf0/buf1/slot fields a kind does not use must be 0. SEND reads any buffer;
- * RECV and COPY write only RECV or SCRATCH. An event (id, i, j)
- * is signalled by at most one transfer per rank, before (in program order)
- * any transfer that waits on it; this is how "forward chunk k once it has
- * arrived" is expressed. A transfer whose length evaluates to 0 is skipped
- * (both sides derive the same lengths), but still signals its event; a later
- * transfer waiting on that event then waits on whatever the skipped transfer
- * waited on (nothing, if it waited on nothing).
+ * Gathered transfers. A transfer's `slot` says which sides are gathered from
+ * its SEG statements: bit 0 the message / COPY source, bit 1 the COPY
+ * destination. A gathered side moves the concatenation of its segments, in
+ * the order they were produced (zero-length segments are dropped); its
+ * buffer field is 0 and its offset expression NONE; a transfer with any
+ * gathered side has no length expression (e2 NONE): its length is the sum of
+ * its segments, and a COPY gathered on both sides must have equal sums. The
+ * MPI engine sends and receives a gathered message as one message through a
+ * derived datatype built at bind, without a pack copy.
+ *
+ * Events. Every transfer may wait on an event (wait_event = id+1, index e4,
+ * e5), plus one more per DEP statement in its body, and may signal one when
+ * it completes (signal_event = id+1, index e6, e7). Unused index slots are
+ * NONE and read as 0. A wait on (id, i, j) is satisfied once EVERY transfer
+ * of this rank that signals (id, i, j) has completed, wherever it stands in
+ * the program: several signallers make a join (or an event counted N times),
+ * and a signaller later in program order makes a forward wait (credits:
+ * "reuse slot s once the sends out of it completed"). Waits are resolved
+ * after the whole program is expanded; waiting on an event no transfer
+ * signals is an expansion error, and a cycle of waits is a deadlock that the
+ * verifier reports with rank, step and statement. A transfer whose length is
+ * 0 is skipped (both sides derive the same lengths) but still signals: its
+ * waiters then wait on what it waited on.
+ *
+ * Every expression slot a statement does not read (by kind, order, events
+ * and gathered sides) must be NONE; buffer and slot fields a kind does not
+ * use must be 0. SEND reads any buffer; RECV and COPY write only RECV or
+ * SCRATCH, and so do RECV segments and side-1 segments.
  *
  * Execution model: each FIFO is a pair of queues, like a network interface's
  * injection and reception FIFOs. SENDs and COPYs enter the injection queue and
  * RECVs the reception queue, each in program order. At most send_depth sends
  * and recv_depth receives (0 = no limit) are in flight per FIFO. A transfer
- * whose event has not been signalled holds back the later entries of its own
+ * whose waits are not all satisfied holds back the later entries of its own
  * queue (head-of-line, as in hardware), never those of other queues or FIFOs.
- * Each FIFO matches only its own messages (a private communicator), in MPI's
- * non-overtaking order per (peer, tag). A send may complete only once its
- * receive is posted (rendezvous), so a program whose queue orders disagree
- * between peers can deadlock; collc's verifier simulates exactly this.
+ * COPY is a transfer like the others: it starts under these rules, completes,
+ * and signals; nothing else orders it (the engine may perform it at once or
+ * in chunks). Each FIFO matches only its own messages (a private
+ * communicator), in MPI's non-overtaking order per (peer, tag). A send may
+ * complete only once its receive is posted (rendezvous), so a program whose
+ * queue orders disagree between peers can deadlock; collc's verifier
+ * simulates exactly this.
+ *
+ * Hazards. Two transfers of a rank that touch overlapping bytes of a buffer,
+ * at least one of them writing, must be ordered by a chain of waits (one
+ * waits, directly or through others, on the other); otherwise the plan has a
+ * race
+ * (e.g. a COPY packing scratch and a SEND of the packed bytes with no wait
+ * between them) and the verifier rejects it, naming both statements.
  *
  * A plan whose expressions use the topology (DIM, COORD, RANK_AT) only runs on
  * a communicator of exactly prod(shape) * ranks_per_node ranks; any other plan
@@ -102,12 +136,15 @@ extern "C" {
 #endif
 
 #define COLLRT_PLAN_MAGIC "COLLPLAN"
-#define COLLRT_PLAN_FORMAT_VERSION 1
+#define COLLRT_PLAN_FORMAT_VERSION 2
 #define COLLRT_PLAN_HEADER_BYTES 64
 #define COLLRT_PLAN_FIFO_BYTES 4
 #define COLLRT_PLAN_STMT_BYTES 24
 #define COLLRT_PLAN_CHECKSUM_OFFSET 16
 #define COLLRT_PLAN_CHECKED_FROM 20
+
+/* Header flags. */
+#define COLLRT_PLAN_F_UNVERIFIED 0x01u /* compiled with --no-verify */
 
 #define COLLRT_MAX_DIMS 3
 #define COLLRT_MAX_FIFOS 16
@@ -137,7 +174,14 @@ typedef enum collrt_stmt_kind {
   COLLRT_STMT_SEND = 5,
   COLLRT_STMT_RECV = 6,
   COLLRT_STMT_COPY = 7,
+  COLLRT_STMT_SEG = 8,
+  COLLRT_STMT_DEP = 9,
 } collrt_stmt_kind_t;
+
+/* Transfer `slot` bits: which sides are gathered from SEG statements. */
+enum { COLLRT_GATHER_SRC = 0x1u, COLLRT_GATHER_DST = 0x2u };
+/* SEG `slot`: the side a segment belongs to. */
+enum { COLLRT_SIDE_SRC = 0, COLLRT_SIDE_DST = 1 };
 
 typedef enum collrt_loop_order {
   COLLRT_ORDER_ASCENDING = 0,
@@ -161,6 +205,7 @@ enum {
   COLLRT_E_TAG = 3,
   COLLRT_E_WAIT_I = 4, COLLRT_E_WAIT_J = 5,
   COLLRT_E_SIGNAL_I = 6, COLLRT_E_SIGNAL_J = 7,
+  COLLRT_E_SEG_OFF = 0, COLLRT_E_SEG_LEN = 1,
 };
 
 /* Expression instructions. Immediates follow the opcode byte. "pop" reads
@@ -239,6 +284,7 @@ typedef struct collrt_plan_desc {
   uint8_t nfifos;
   uint8_t nevents;
   uint8_t nvars;
+  uint8_t flags; /* COLLRT_PLAN_F_* */
   uint16_t nstmts;
   uint16_t expr_bytes;
   uint16_t scratch_expr;

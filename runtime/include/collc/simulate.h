@@ -35,8 +35,9 @@ typedef struct collrt_sim_result {
  * COLLRT_ERR_DEADLOCK (diag names the stuck ranks and their next steps),
  * COLLRT_ERR_COUNTS (a send and its matching receive differ in length, or a
  * message is never received), COLLRT_ERR_BOUNDS (a byte lands in the wrong
- * place: diag names rank, offset, what arrived and what was expected), or an
- * expansion error. */
+ * place: diag names rank, offset, what arrived and what was expected; or a
+ * race, see the Hazards rule of plan_format.h: diag names both statements),
+ * or an expansion error. */
 collrt_status_t collrt_simulate(const collrt_plan_t *plan,
                                 const collrt_sim_input_t *input,
                                 collrt_sim_result_t *out_result,
