@@ -13,14 +13,15 @@
  * collrt_bind_* derives, and executes them directly with the rules of
  * plan_format.h: per FIFO an injection queue (SEND, COPY) and a reception
  * queue (RECV), each in program order with head-of-line blocking; a step is
- * issued once its `deps` steps completed and its queue's window (send_depth,
- * recv_depth; 0 = unlimited) has room; one MPI_Comm_dup per FIFO; MPI_Isend /
- * MPI_Irecv, memcpy for COPY (after posting what the queues allow), and
- * MPI_Waitsome when nothing can be issued. It shares no code with the
- * runtime's engine or FIFO queue. Its idle policy is MPI's blocking wait:
- * MPICH polls and calls sched_yield every MPIR_CVAR_POLLS_BEFORE_YIELD
- * (default 1000) polls, which matters when comparing COLLRT_WAIT policies on
- * a shared core.
+ * issued once every step it depends on completed and its queue's window
+ * (send_depth, recv_depth; 0 = unlimited) has room; one MPI_Comm_dup per
+ * FIFO; MPI_Isend / MPI_Irecv (a gathered message through an hindexed
+ * datatype built once, as plan_format.h prescribes), memcpy for COPY (after
+ * posting what the queues allow), and MPI_Waitsome when nothing can be
+ * issued. It shares no code with the runtime's engine, FIFO queue or region
+ * walk. Its idle policy is MPI's blocking wait: MPICH polls and calls
+ * sched_yield every MPIR_CVAR_POLLS_BEFORE_YIELD (default 1000) polls, which
+ * matters when comparing COLLRT_WAIT policies on a shared core.
  *
  * Verification: --verify N runs (default 2) with fresh data each, then the
  * last timed run, compare the receive buffers of runtime, twin and MPI's
@@ -66,8 +67,8 @@ enum { IMPL_RUNTIME = 1, IMPL_TWIN = 2, IMPL_MPI = 3 };
 enum { MAXQ = 2 * COLLRT_MAX_FIFOS };
 
 typedef struct twin {
+  const collrt_steps_t *ss;          /* steps, their dependency and segment lists */
   const collrt_step_t *steps;
-  const uint32_t *deps; /* dependency lists (collrt_steps_t.deps) */
   size_t nsteps;
   int nqueues;                       /* queue 2f: SEND+COPY, 2f+1: RECV */
   MPI_Comm comm[COLLRT_MAX_FIFOS];   /* private per FIFO, as the plan requires */
@@ -85,25 +86,70 @@ typedef struct twin {
   int ncopies;
   int *idx;
   MPI_Status *statuses; /* not read; GCC 12 flags MPI_STATUSES_IGNORE here */
+  MPI_Datatype *types;  /* per step: a gathered message's datatype, else NULL */
   int nactive;
 } twin_t;
 
 static int queue_of(const collrt_step_t *s) { return 2 * s->fifo + (s->kind == COLLRT_STEP_RECV); }
+
+/* The message of a gathered SEND/RECV as one datatype over absolute
+ * addresses (sent from MPI_BOTTOM): no pack copy. */
+static int gather_type(const twin_t *t, const collrt_step_t *s, MPI_Datatype *out) {
+  int *lens = malloc(s->nsrc * sizeof *lens);
+  MPI_Aint *at = malloc(s->nsrc * sizeof *at);
+  int rc = !lens || !at;
+  for (uint32_t k = 0; !rc && k < s->nsrc; ++k) {
+    const collrt_seg_t *g = &t->ss->segs[s->seg_begin + k];
+    lens[k] = (int)g->len;
+    rc = MPI_Get_address(t->buf[g->buf] + g->off, &at[k]) != MPI_SUCCESS;
+  }
+  if (!rc)
+    rc = MPI_Type_create_hindexed((int)s->nsrc, lens, at, MPI_BYTE, out) != MPI_SUCCESS ||
+         MPI_Type_commit(out) != MPI_SUCCESS;
+  free(lens);
+  free(at);
+  return rc ? -1 : 0;
+}
+
+static int ready(const twin_t *t, const collrt_step_t *s) {
+  for (uint32_t k = 0; k < s->ndeps; ++k)
+    if (!t->done[t->ss->deps[s->dep_begin + k]])
+      return 0;
+  return 1;
+}
+
+/* A COPY whose sides may be gathered: both segment lists walked in step,
+ * one memcpy per piece where neither side's segment ends. */
+static void twin_copy(const twin_t *t, const collrt_step_t *s) {
+  const collrt_seg_t *g = t->ss->segs + s->seg_begin;
+  collrt_seg_t ws = {s->off, s->len, s->buf}, wd = {s->dst_off, s->len, s->dst_buf};
+  const collrt_seg_t *src = s->nsrc ? g : &ws, *dst = s->ndst ? g + s->nsrc : &wd;
+  uint32_t ns = s->nsrc ? s->nsrc : 1, nd = s->ndst ? s->ndst : 1, i = 0, j = 0;
+  int64_t a = 0, b = 0; /* bytes done of src[i], dst[j] */
+  while (i < ns && j < nd) {
+    int64_t n = src[i].len - a < dst[j].len - b ? src[i].len - a : dst[j].len - b;
+    memcpy(t->buf[dst[j].buf] + dst[j].off + b, t->buf[src[i].buf] + src[i].off + a, (size_t)n);
+    a += n;
+    b += n;
+    if (a == src[i].len) {
+      ++i;
+      a = 0;
+    }
+    if (b == dst[j].len) {
+      ++j;
+      b = 0;
+    }
+  }
+}
 
 static int twin_init(twin_t *t, const collrt_plan_desc_t *d, const collrt_steps_t *st,
                      uint8_t *send, uint8_t *recv, MPI_Comm comm) {
   memset(t, 0, sizeof *t);
   for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
     t->comm[f] = MPI_COMM_NULL;
+  t->ss = st;
   t->steps = st->steps;
-  t->deps = st->deps;
   t->nsteps = st->count;
-  for (size_t i = 0; i < st->count; ++i)
-    if (st->steps[i].nsrc || st->steps[i].ndst) {
-      fprintf(stderr, "collc-twin: step %zu (stmt %u) is a gathered transfer (plan format v2); the twin moves contiguous steps only\n",
-              i, st->steps[i].stmt);
-      return -1;
-    }
   t->nqueues = 2 * d->nfifos;
   size_t n = t->nsteps + 1;
   t->buf[COLLRT_BUF_SEND] = send;
@@ -116,9 +162,15 @@ static int twin_init(twin_t *t, const collrt_plan_desc_t *d, const collrt_steps_
   t->idx = malloc(n * sizeof *t->idx);
   t->copies = malloc(n * sizeof *t->copies);
   t->statuses = malloc(n * sizeof *t->statuses);
+  t->types = malloc(n * sizeof *t->types);
   if (!t->buf[COLLRT_BUF_SCRATCH] || !t->order || !t->done || !t->reqs || !t->req_step || !t->idx ||
-      !t->statuses || !t->copies)
+      !t->statuses || !t->copies || !t->types)
     return -1;
+  for (size_t i = 0; i < t->nsteps; ++i)
+    t->types[i] = MPI_DATATYPE_NULL;
+  for (size_t i = 0; i < t->nsteps; ++i)
+    if (t->steps[i].kind != COLLRT_STEP_COPY && t->steps[i].nsrc && gather_type(t, &t->steps[i], &t->types[i]))
+      return -1;
   for (int f = 0; f < d->nfifos; ++f) {
     t->depth[2 * f] = d->fifos[f].send_depth;
     t->depth[2 * f + 1] = d->fifos[f].recv_depth;
@@ -148,13 +200,10 @@ static void twin_free(twin_t *t) {
   free(t->idx);
   free(t->statuses);
   free(t->copies);
-}
-
-static int deps_done(const twin_t *t, const collrt_step_t *s) {
-  for (uint32_t k = 0; k < s->ndeps; ++k)
-    if (!t->done[t->deps[s->dep_begin + k]])
-      return 0;
-  return 1;
+  for (size_t i = 0; t->types && i < t->nsteps; ++i)
+    if (t->types[i] != MPI_DATATYPE_NULL)
+      MPI_Type_free(&t->types[i]);
+  free(t->types);
 }
 
 /* Issues every queue head that may go. A COPY is only queued here: like
@@ -165,19 +214,21 @@ static int twin_issue(twin_t *t) {
     while (t->head[q] < t->first[q + 1]) {
       uint32_t i = t->order[t->head[q]];
       const collrt_step_t *s = &t->steps[i];
-      if (!deps_done(t, s))
+      if (!ready(t, s))
         break;
       if (s->kind == COLLRT_STEP_COPY) {
         t->copies[t->ncopies++] = i;
       } else {
         if (t->depth[q] && t->inflight[q] >= t->depth[q])
           break;
-        void *p = t->buf[s->buf] + s->off;
+        MPI_Datatype type = t->types[i];
+        void *p = type != MPI_DATATYPE_NULL ? MPI_BOTTOM : t->buf[s->buf] + s->off;
+        int count = type != MPI_DATATYPE_NULL ? 1 : (int)s->len;
+        if (type == MPI_DATATYPE_NULL)
+          type = MPI_BYTE;
         int rc = s->kind == COLLRT_STEP_SEND
-                     ? MPI_Isend(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
-                                 &t->reqs[t->nactive])
-                     : MPI_Irecv(p, (int)s->len, MPI_BYTE, s->peer, s->tag, t->comm[s->fifo],
-                                 &t->reqs[t->nactive]);
+                     ? MPI_Isend(p, count, type, s->peer, s->tag, t->comm[s->fifo], &t->reqs[t->nactive])
+                     : MPI_Irecv(p, count, type, s->peer, s->tag, t->comm[s->fifo], &t->reqs[t->nactive]);
         if (rc != MPI_SUCCESS)
           return rc;
         t->req_step[t->nactive++] = i;
@@ -206,8 +257,7 @@ static int twin_run(twin_t *t) {
       return rc;
     if (t->ncopies) { /* completed copies may release queue heads: issue again */
       for (int k = 0; k < t->ncopies; ++k) {
-        const collrt_step_t *s = &t->steps[t->copies[k]];
-        memcpy(t->buf[s->dst_buf] + s->dst_off, t->buf[s->buf] + s->off, (size_t)s->len);
+        twin_copy(t, &t->steps[t->copies[k]]);
         t->done[t->copies[k]] = 1;
       }
       t->ndone += (size_t)t->ncopies;
@@ -493,10 +543,13 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < steps.count; ++i) {
     const collrt_step_t *s = &steps.steps[i];
     ++kinds[s->kind - 1];
-    int writes_recv = s->kind == COLLRT_STEP_RECV ? s->buf == COLLRT_BUF_RECV
-                                                  : s->kind == COLLRT_STEP_COPY && s->dst_buf == COLLRT_BUF_RECV;
-    if (writes_recv && b.corrupt_at < 0)
-      b.corrupt_at = s->kind == COLLRT_STEP_RECV ? s->off : s->dst_off;
+    /* the first byte this step writes: its destination's first segment */
+    const collrt_seg_t *g = steps.segs + s->seg_begin;
+    collrt_seg_t first = s->kind == COLLRT_STEP_RECV
+                             ? (s->nsrc ? g[0] : (collrt_seg_t){s->off, s->len, s->buf})
+                             : (s->ndst ? g[s->nsrc] : (collrt_seg_t){s->dst_off, s->len, s->dst_buf});
+    if (s->kind != COLLRT_STEP_SEND && first.buf == COLLRT_BUF_RECV && b.corrupt_at < 0)
+      b.corrupt_at = first.off;
   }
   /* the busiest rank's step counts (steps < COLLRT_MAX_STEPS fit an int) */
   struct { int steps, rank; } mine = {(int)steps.count, w->rank}, busiest;
