@@ -15,7 +15,10 @@
 #
 # Environment: TWIN (collc-twin; default build-twin/bin, then build/bin),
 # COLLC (default build/bin/collc), ITERS (30), WARMUP (3), LOAD_CORE (0),
-# MPIEXEC (mpiexec), RAW (file to append collc-twin's raw lines to);
+# REPEAT (1: runs of collc-twin per case, one row each; scheduler effects on
+# a shared core differ from run to run, so look at several),
+# CASES (names of the cases to run, default all: a2a-direct agv-ring-B
+# agv-ring-B8), MPIEXEC (mpiexec), RAW (file to append collc-twin's raw lines to);
 # COLLRT_WAIT=auto|spin|yield|block reaches the runtime through mpiexec (the
 # wait column shows the policy it chose).
 set -euo pipefail
@@ -31,6 +34,7 @@ collc=${COLLC:-$root/build/bin/collc}
 [[ -x $collc ]] || { echo "run.sh: no compiler at $collc" >&2; exit 1; }
 iters=${ITERS:-30}
 warmup=${WARMUP:-3}
+repeat=${REPEAT:-1}
 mpiexec=${MPIEXEC:-mpiexec}
 tmp=$(mktemp -d)
 busy_pid=
@@ -70,24 +74,27 @@ for mode in $modes; do
   echo "# $mode: 1-min load average $load1 on $(nproc) cores before this mode's runs"
   for c in "${cases[@]}"; do
     read -r name plan counts sizes <<<"$c"
+    [[ " ${CASES:-$name} " == *" $name "* ]] || continue
     mpi_env=()
     [[ $plan == a2a ]] || mpi_env=(-genv MPIR_CVAR_ALLGATHERV_INTRA_ALGORITHM ring
                                    -genv MPIR_CVAR_COLLECTIVE_FALLBACK error)
     for b in $sizes; do
-      if ! out=$("$mpiexec" -n 2 "${mpi_env[@]}" "$twin" "$(plan_file "$plan")" --bytes "$b" \
-                 --counts "$counts" --iters "$iters" --warmup "$warmup" 2>&1) ||
-         ! grep -q '^verified:' <<<"$out"; then
-        printf '%-7s %-12s %8s  FAILED: %s\n' "$mode" "$name" "$b" "$(tr '\n' ' ' <<<"$out")"
-        status=1
-        continue
-      fi
-      [[ -z ${RAW:-} ]] || sed "s/^/load=$mode /" <<<"$out" >>"$RAW"
-      line=$(grep -v '^verified:' <<<"$out")
-      printf "$fmt" "$mode" "$name" "$b" "$(field wait "$line")" "$(field steps "$line")" \
-        "$(field runtime_med_us "$line")" "$(field runtime_min_us "$line")" \
-        "$(field twin_med_us "$line")" "$(field twin_min_us "$line")" "$(field mpi_med_us "$line")" \
-        "$(field rt_twin "$line")" "$(field overhead_us_per_step "$line")" \
-        "$(field rt_mpi "$line")" "$(field twin_mpi "$line")"
+      for ((r = 0; r < repeat; ++r)); do
+        if ! out=$("$mpiexec" -n 2 "${mpi_env[@]}" "$twin" "$(plan_file "$plan")" --bytes "$b" \
+                   --counts "$counts" --iters "$iters" --warmup "$warmup" 2>&1) ||
+           ! grep -q '^verified:' <<<"$out"; then
+          printf '%-7s %-12s %8s  FAILED: %s\n' "$mode" "$name" "$b" "$(tr '\n' ' ' <<<"$out")"
+          status=1
+          continue
+        fi
+        [[ -z ${RAW:-} ]] || sed "s/^/load=$mode /" <<<"$out" >>"$RAW"
+        line=$(grep -v '^verified:' <<<"$out")
+        printf "$fmt" "$mode" "$name" "$b" "$(field wait "$line")" "$(field steps "$line")" \
+          "$(field runtime_med_us "$line")" "$(field runtime_min_us "$line")" \
+          "$(field twin_med_us "$line")" "$(field twin_min_us "$line")" "$(field mpi_med_us "$line")" \
+          "$(field rt_twin "$line")" "$(field overhead_us_per_step "$line")" \
+          "$(field rt_mpi "$line")" "$(field twin_mpi "$line")"
+      done
     done
   done
   if [[ -n $busy_pid ]]; then
