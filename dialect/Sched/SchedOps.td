@@ -21,6 +21,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // (P1) 1 <= size(fifos) <= 16; (P2) size(events) <= 16, names unique;
 // (P3) the body holds only phases, at most one sched.scratch and expressions;
 // (P4) the topology has at most 3 dimensions (checked by the attribute).
+// `unverified` marks a plan compiled with --no-verify; the plan file keeps it.
 def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
                                      NoTerminator]> {
   let summary = "a complete schedule for one collective";
@@ -30,7 +31,8 @@ def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
     StrAttr:$algorithm,
     Coll_TopologyAttr:$topology,
     TypedArrayAttrBase<Sched_FifoAttr, "FIFO declarations">:$fifos,
-    DefaultValuedAttr<StrArrayAttr, "{}">:$events
+    DefaultValuedAttr<StrArrayAttr, "{}">:$events,
+    UnitAttr:$unverified
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";

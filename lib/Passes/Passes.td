@@ -48,7 +48,13 @@ def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
     max-ranks and several count distributions expands every rank with the
     runtime's own expander and simulates the FIFOs with rendezvous semantics:
     each receive buffer must end up holding exactly its bytes, sends must
-    match receives, and nothing may deadlock under the declared depths.
+    match receives, nothing may deadlock under the declared depths, and no
+    two unordered transfers may race on a buffer. A plan that needs an exact
+    communicator size (it uses the topology) is verified on its real shape
+    when that fits max-ranks, and always on the family of small shapes of
+    the same dimensionality and wrap (every extent in {1, 2, 3}) that fit:
+    the program is parametric, so the same statements run. A plan for which
+    no size fits is an error, never a silent success.
   }];
   let options = [
     Option<"maxRanks", "max-ranks", "int64_t", /*default=*/"16",

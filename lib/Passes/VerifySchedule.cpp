@@ -5,7 +5,9 @@
 // distributions that stress the corner cases: empty blocks, a single
 // non-empty contributor, irregular sizes, and blocks larger than the ring's
 // block size. Any byte in the wrong place, unmatched or mismatched message,
-// or deadlock under the declared FIFO depths fails the pass.
+// deadlock under the declared FIFO depths, or race on a buffer fails the
+// pass. Plans tied to their topology are also run on a family of smaller
+// shapes, so verification never silently skips them.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Passes/Passes.h"
@@ -81,36 +83,94 @@ struct SchedVerifyPass : public collc::impl::SchedVerifyBase<SchedVerifyPass> {
     });
   }
 
+  /// Simulates `plan` at P = `p` with every distribution; `shapeNote`
+  /// names the shape when it is not the plan's own.
+  LogicalResult verifyAt(sched::PlanOp planOp, const collrt_plan_t *plan,
+                         int p, const std::string &shapeNote) {
+    for (const Distribution &dist :
+         distributionsFor(collrt_plan_desc(plan)->op, p)) {
+      collrt_sim_input_t input{p, dist.counts.data()};
+      collrt_sim_result_t result;
+      collrt_diag_t diag;
+      diag.message[0] = '\0';
+      collrt_status_t status = collrt_simulate(plan, &input, &result, &diag);
+      if (status != COLLRT_OK)
+        return planOp.emitError("schedule fails verification for P = ")
+               << p << shapeNote << " with " << dist.name
+               << " counts: " << collrt_strerror(status) << ": "
+               << diag.message;
+    }
+    return success();
+  }
+
+  /// The same program on a smaller shape: only the header changes.
+  static FailureOr<PlanPtr> reshaped(const collrt_plan_t *plan,
+                                     const uint32_t shape[COLLRT_MAX_DIMS]) {
+    collrt_plan_desc_t desc = *collrt_plan_desc(plan);
+    for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
+      desc.shape[d] = shape[d];
+    collrt_plan_t *out = nullptr;
+    collrt_diag_t diag;
+    if (collrt_plan_encode(&desc, &out, &diag) != COLLRT_OK)
+      return failure();
+    return PlanPtr(out);
+  }
+
   LogicalResult verifyPlan(sched::PlanOp planOp) {
     FailureOr<PlanPtr> plan = emitPlan(planOp);
     if (failed(plan))
       return failure();
     const collrt_plan_desc_t *desc = collrt_plan_desc(plan->get());
-    bool exact = collrt_plan_needs_exact_size(plan->get());
+    if (!collrt_plan_needs_exact_size(plan->get())) {
+      for (int p = 1; p <= maxRanks; ++p)
+        if (failed(verifyAt(planOp, plan->get(), p, "")))
+          return failure();
+      return success();
+    }
     int64_t topologyRanks = collrt_plan_topology_ranks(plan->get());
     int verified = 0;
-    for (int p = 1; p <= maxRanks; ++p) {
-      if (exact && p != topologyRanks)
-        continue;
-      for (const Distribution &dist : distributionsFor(desc->op, p)) {
-        collrt_sim_input_t input{p, dist.counts.data()};
-        collrt_sim_result_t result;
-        collrt_diag_t diag;
-        diag.message[0] = '\0';
-        collrt_status_t status =
-            collrt_simulate(plan->get(), &input, &result, &diag);
-        if (status != COLLRT_OK)
-          return planOp.emitError("schedule fails verification for P = ")
-                 << p << " with " << dist.name
-                 << " counts: " << collrt_strerror(status) << ": "
-                 << diag.message;
-      }
+    if (topologyRanks <= maxRanks) {
+      if (failed(verifyAt(planOp, plan->get(), topologyRanks, "")))
+        return failure();
       ++verified;
     }
-    if (verified == 0) {
-      planOp.emitWarning("schedule not verified: it needs exactly ")
-          << topologyRanks << " ranks, more than max-ranks = " << maxRanks;
+    // Every shape with extents in {1, 2, 3} per used dimension (unused
+    // dimensions stay 1), the plan's ranks per node, that fits max-ranks.
+    uint32_t shape[COLLRT_MAX_DIMS];
+    int combos = 1;
+    for (unsigned d = 0; d < desc->ndims; ++d)
+      combos *= 3;
+    for (int c = 0; c < combos; ++c) {
+      int64_t ranks = desc->ranks_per_node;
+      std::string note = " on the shape ";
+      for (int d = 0, rest = c; d < COLLRT_MAX_DIMS; ++d) {
+        shape[d] = d < desc->ndims ? 1 + rest % 3 : 1;
+        rest /= 3;
+        ranks *= shape[d];
+        if (d < desc->ndims)
+          note += (d ? "x" : "") + std::to_string(shape[d]);
+      }
+      bool same = true;
+      for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
+        same &= shape[d] == desc->shape[d];
+      if (ranks > maxRanks || same)
+        continue;
+      FailureOr<PlanPtr> small = reshaped(plan->get(), shape);
+      if (failed(small))
+        return planOp.emitError("cannot re-encode the plan for the shape")
+               << note.substr(13);
+      if (failed(verifyAt(planOp, small->get(), ranks,
+                          note + " (a smaller instance of the same program)")))
+        return failure();
+      ++verified;
     }
+    if (verified == 0)
+      return planOp.emitError("schedule cannot be verified: it needs exactly ")
+             << topologyRanks << " ranks and even its smallest shape (every "
+                "extent 1) needs "
+             << desc->ranks_per_node << ", above --verify-ranks = " << int64_t(maxRanks)
+             << "; raise --verify-ranks, or pass --no-verify (the plan then "
+                "records that it was not verified)";
     return success();
   }
 };

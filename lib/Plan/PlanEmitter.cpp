@@ -349,6 +349,7 @@ FailureOr<PlanPtr> Emitter::run() {
   desc.producer_version = (COLLC_VERSION_MAJOR << 8) | COLLC_VERSION_MINOR;
   desc.op = *op;
   desc.algorithm = *algorithm;
+  desc.flags = plan.getUnverified() ? COLLRT_PLAN_F_UNVERIFIED : 0;
   coll::TopologyAttr topology = plan.getTopology();
   desc.ndims = topology.getShape().size();
   for (unsigned d = 0; d < COLLRT_MAX_DIMS; ++d) {

@@ -296,7 +296,8 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
       loc, builder.getStringAttr("plan"),
       builder.getStringAttr(collectiveName(desc.op)),
       builder.getStringAttr(algorithmName(desc.algorithm)), topology,
-      builder.getArrayAttr(fifos), builder.getArrayAttr(eventNames));
+      builder.getArrayAttr(fifos), builder.getArrayAttr(eventNames),
+      (desc.flags & COLLRT_PLAN_F_UNVERIFIED) ? builder.getUnitAttr() : UnitAttr());
   builder.setInsertionPointToStart(&planOp.getBody().emplaceBlock());
   Importer importer(desc, builder, loc);
   if (desc.scratch_expr != COLLRT_EXPR_NONE)

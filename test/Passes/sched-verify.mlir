@@ -80,3 +80,54 @@ sched.plan @ring_without_start attributes {collective = "allgatherv", algorithm 
     sched.send recvbuf[%moff, %mine] to %next tag %zero wait @arrived[%zero]
   }
 }
+
+// -----
+
+// A plan tied to its 8x8x8 topology cannot run at P <= 4, so it is verified
+// on smaller shapes of the same program; its error (a receive from the wrong
+// x neighbour) shows up on the smallest shape that exposes it.
+// expected-error @+1 {{schedule fails verification for P = 3 on the shape 3x1x1 (a smaller instance of the same program) with uniform 1 B counts}}
+sched.plan @topology_family attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %zero = sched.const 0
+    %one = sched.const 1
+    %x = sched.dim 0
+    %y = sched.dim 1
+    %z = sched.dim 2
+    %xy = sched.mul %x, %y
+    %p = sched.mul %xy, %z
+    %own = sched.count recvcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %own
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %src = sched.mod %s, %p
+      %roff = sched.count recvdispl[%dst]
+      %rlen = sched.count recvcount[%src]
+      sched.recv recvbuf[%roff, %rlen] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      %slen = sched.count sendcount[%dst]
+      sched.send sendbuf[%soff, %slen] to %dst tag %zero
+    }
+  }
+}
+
+// -----
+
+// Nothing fits: even one node holds more ranks than max-ranks.
+// expected-error @+1 {{schedule cannot be verified: it needs exactly 64 ranks and even its smallest shape (every extent 1) needs 8, above --verify-ranks = 4; raise --verify-ranks, or pass --no-verify}}
+sched.plan @unverifiable attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [2, 2, 2], wrap = [true, true, true], ranks_per_node = 8, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %x = sched.dim 0
+    %own = sched.count recvcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    %d = sched.mul %sd, %x
+    sched.copy sendbuf[%d] to recvbuf[%rd] len %own
+  }
+}

@@ -66,8 +66,11 @@ cl::opt<EmitKind> emitKind(
 cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("Simulate and check the schedule for every communicator size "
-             "up to N (0 = skip)"),
+             "up to N (topology plans: their shape and smaller ones that fit)"),
     cl::init(16));
+cl::opt<bool> noVerify("no-verify",
+                       cl::desc("Do not verify; the plan records that it was "
+                                "not verified"));
 cl::opt<std::string>
     symbolName("symbol",
                cl::desc("C symbol for --emit=c and --emit=obj (default: from the input "
@@ -195,6 +198,12 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
   }
 
+  if (verifyRanks < 1 && !noVerify) {
+    llvm::errs() << "collc: error: --verify-ranks=" << verifyRanks
+                 << " verifies nothing; give at least 1, or --no-verify to "
+                    "skip verification (the plan records it)\n";
+    return failure();
+  }
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
@@ -203,11 +212,13 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     pm.addPass(createCollLowerDirect());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
-    if (verifyRanks > 0)
+    if (!noVerify)
       pm.addPass(createSchedVerify(SchedVerifyOptions{verifyRanks}));
   }
   if (failed(pm.run(*module)))
     return failure();
+  if (noVerify)
+    module->walk([](sched::PlanOp plan) { plan.setUnverified(true); });
   if (emitKind == EmitKind::Coll)
     return printModule(*module);
 
