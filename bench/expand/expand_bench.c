@@ -1,0 +1,132 @@
+/* Bind cost of one rank without MPI (issue 5, "Benchmark"): expands rank R
+ * of a P-rank communicator and builds its FIFO queues, as collrt_bind does,
+ * and reports the time and the memory that stays allocated.
+ *
+ *   collc-expand-bench PLAN P [--rank R] [--bytes M] [--reps N]
+ *
+ * Prints one line of key=value pairs: steps, dependencies and segments; the
+ * fastest of N expansions (µs, and ns per step); the persistent bytes (the
+ * heap in use after expansion plus queue set-up, measured with mallinfo2,
+ * so it includes the step arrays' growth slack) and the RSS growth of the
+ * first expansion; bytes per step of both. Counts: M bytes per peer
+ * (alltoall(v)) or per contribution (allgatherv). */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collc/plan.h"
+#include "fifo_queue.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static size_t heap_in_use(void) {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+static long rss_bytes(void) {
+  long pages = 0, resident = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+/* One rank's expansion and queues, as bind builds them. */
+static int bind_rank(const collrt_plan_t *plan, const collrt_expand_input_t *in,
+                     collrt_steps_t *steps, collrt_fifo_queue_t *fq) {
+  collrt_diag_t diag = {{0}};
+  collrt_status_t st = collrt_expand(plan, in, steps, &diag);
+  if (!st) {
+    const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+    st = collrt_fq_init(fq, steps, d->fifos, d->nfifos);
+    if (st) {
+      snprintf(diag.message, sizeof diag.message, "cannot set up the FIFO queues");
+      collrt_steps_free(steps);
+    }
+  }
+  if (st)
+    fprintf(stderr, "collc-expand-bench: %s: %s\n", collrt_strerror(st), diag.message);
+  return st ? -1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N]\n", argv[0]);
+    return 2;
+  }
+  int P = atoi(argv[2]), rank = 0, reps = 5;
+  int64_t m = 4096;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--rank"))
+      rank = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--bytes"))
+      m = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--reps"))
+      reps = atoi(argv[i + 1]);
+  }
+  collrt_plan_t *plan;
+  collrt_diag_t diag = {{0}};
+  if (collrt_plan_load_file(argv[1], &plan, &diag)) {
+    fprintf(stderr, "collc-expand-bench: %s\n", diag.message);
+    return 1;
+  }
+  if (P < 1 || rank < 0 || rank >= P || m < 0 || reps < 1) {
+    fprintf(stderr, "collc-expand-bench: need P >= 1, 0 <= R < P, M >= 0, N >= 1\n");
+    return 2;
+  }
+  int agv = collrt_plan_desc(plan)->op == COLLRT_OP_ALLGATHERV;
+  int64_t *a = malloc(4 * (size_t)P * sizeof *a);
+  if (!a)
+    return 1;
+  int64_t *sc = a, *sd = a + P, *rc = a + 2 * P, *rd = a + 3 * P;
+  for (int j = 0; j < P; ++j) {
+    sc[j] = rc[j] = m;
+    sd[j] = agv ? 0 : j * m;
+    rd[j] = j * m;
+  }
+  collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m};
+
+  collrt_steps_t steps;
+  collrt_fifo_queue_t fq;
+  size_t heap0 = heap_in_use();
+  long rss0 = rss_bytes();
+  double t0 = now();
+  if (bind_rank(plan, &in, &steps, &fq))
+    return 1;
+  double best = now() - t0;
+  size_t heap = heap_in_use() - heap0;
+  long rss = rss_bytes() - rss0;
+  size_t n = steps.count, ndeps = steps.ndeps, nsegs = steps.nsegs;
+  collrt_fq_free(&fq);
+  collrt_steps_free(&steps);
+  for (int k = 1; k < reps; ++k) {
+    t0 = now();
+    if (bind_rank(plan, &in, &steps, &fq))
+      return 1;
+    double dt = now() - t0;
+    best = dt < best ? dt : best;
+    collrt_fq_free(&fq);
+    collrt_steps_free(&steps);
+  }
+  double per = n ? 1.0 / (double)n : 0.0;
+  printf("P=%d rank=%d steps=%zu deps=%zu segs=%zu expand_us=%.0f ns_per_step=%.1f "
+         "persistent_bytes=%zu bytes_per_step=%.1f rss_bytes=%ld rss_per_step=%.1f "
+         "step_struct=%zu\n",
+         P, rank, n, ndeps, nsegs, best * 1e6, best * 1e9 * per, heap, (double)heap * per,
+         rss, (double)rss * per, sizeof(collrt_step_t));
+  collrt_plan_free(plan);
+  free(a);
+  return 0;
+}
