@@ -495,7 +495,7 @@ int main(int argc, char **argv) {
   }
   const collrt_plan_desc_t *d = collrt_plan_desc(plan);
   const char *opname = d->op == COLLRT_OP_ALLTOALL ? "alltoall" : d->op == COLLRT_OP_ALLTOALLV ? "alltoallv" : "allgatherv";
-  const char *alg = d->algorithm == COLLRT_ALG_DIRECT ? "direct" : "blocked-ring";
+  const char *alg = collrt_algorithm_name(d->algorithm);
 
   bench_t b;
   memset(&b, 0, sizeof b);

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -129,33 +130,79 @@ LogicalResult ForOp::verify() {
 // Transfers
 //===----------------------------------------------------------------------===//
 
-/// Constraints X1-X4 shared by send, recv and copy.
-static LogicalResult verifyTransfer(Operation *op,
-                                    std::optional<StringRef> waitEvent,
-                                    size_t numWaitIndices,
-                                    std::optional<StringRef> signalEvent,
-                                    size_t numSignalIndices,
-                                    ArrayRef<Buffer> buffers) {
+/// (X2)/(X3): an event named by a transfer or sched.after.
+static LogicalResult verifyEventRef(Operation *op, PlanOp plan,
+                                    std::optional<StringRef> event,
+                                    size_t count) {
+  if (!event) {
+    if (count != 0)
+      return op->emitOpError("(X3) an event index without an event");
+    return success();
+  }
+  if (plan.lookupEvent(*event) < 0)
+    return op->emitOpError("(X2) event '")
+           << *event << "' is not declared by the plan";
+  if (count < 1 || count > 2)
+    return op->emitOpError("(X3) event '")
+           << *event << "' is indexed by " << count
+           << " values; it takes 1 or 2";
+  return success();
+}
+
+static bool isTransfer(Operation *op) {
+  return isa<SendOp, RecvOp, CopyOp>(op);
+}
+
+/// Constraints X1-X7 shared by send, recv and copy. A side is gathered when
+/// its buffer is absent.
+static LogicalResult
+verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
+               size_t numWaitIndices, std::optional<StringRef> signalEvent,
+               size_t numSignalIndices,
+               ArrayRef<std::pair<std::optional<Buffer>, Value>> sides,
+               Value length, std::optional<Buffer> written) {
   if (!op->getParentOfType<PhaseOp>())
     return op->emitOpError("(X1) must be inside a sched.phase");
   auto plan = op->getParentOfType<PlanOp>();
-  for (auto [event, count] : {std::make_pair(waitEvent, numWaitIndices),
-                              std::make_pair(signalEvent, numSignalIndices)}) {
-    if (!event) {
-      if (count != 0)
-        return op->emitOpError("(X3) an event index without an event");
-      continue;
-    }
-    if (plan.lookupEvent(*event) < 0)
-      return op->emitOpError("(X2) event '")
-             << *event << "' is not declared by the plan";
-    if (count < 1 || count > 2)
-      return op->emitOpError("(X3) event '")
-             << *event << "' is indexed by " << count
-             << " values; it takes 1 or 2";
+  if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
+      failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
+    return failure();
+  bool anyGathered = false, usesScratch = false;
+  for (auto [buffer, offset] : sides) {
+    anyGathered |= !buffer;
+    usesScratch |= buffer == Buffer::scratch;
+    if (static_cast<bool>(buffer) != static_cast<bool>(offset))
+      return op->emitOpError("(X6) a side has ")
+             << (buffer ? "a buffer but no offset" : "an offset but no buffer");
   }
-  if (llvm::is_contained(buffers, Buffer::scratch) &&
-      plan.getBody().front().getOps<ScratchOp>().empty())
+  if (anyGathered == static_cast<bool>(length))
+    return op->emitOpError("(X6) ")
+           << (anyGathered ? "a gathered transfer takes its length from its "
+                             "segments; drop the length"
+                           : "a contiguous transfer needs a length");
+  if (written && *written == Buffer::sendbuf)
+    return op->emitOpError("(X7) writes the send buffer; receives and "
+                           "copies write recvbuf or scratch");
+  Region &body = op->getRegion(0);
+  if (!body.empty()) {
+    for (Operation &inner : body.front()) {
+      if (!isa<ForOp, IfOp, SegmentOp, AfterOp>(inner) &&
+          !isPure(&inner))
+        return inner.emitOpError("(X5) cannot appear in a transfer's body");
+    }
+    WalkResult nested = body.walk([&](Operation *inner) {
+      if (isTransfer(inner) || isa<PhaseOp>(inner)) {
+        inner->emitOpError("(X5) cannot appear in a transfer's body");
+        return WalkResult::interrupt();
+      }
+      usesScratch |= isa<SegmentOp>(inner) &&
+                     cast<SegmentOp>(inner).getBuffer() == Buffer::scratch;
+      return WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return failure();
+  }
+  if (usesScratch && plan.getBody().front().getOps<ScratchOp>().empty())
     return op->emitOpError("(X4) uses the scratch buffer but the plan has "
                            "no sched.scratch");
   return success();
@@ -164,19 +211,66 @@ static LogicalResult verifyTransfer(Operation *op,
 LogicalResult SendOp::verify() {
   return verifyTransfer(*this, getWaitEvent(), getWaitIndex().size(),
                         getSignalEvent(), getSignalIndex().size(),
-                        {getBuffer()});
+                        {{getBuffer(), getOffset()}}, getLength(),
+                        std::nullopt);
 }
 
 LogicalResult RecvOp::verify() {
   return verifyTransfer(*this, getWaitEvent(), getWaitIndex().size(),
                         getSignalEvent(), getSignalIndex().size(),
-                        {getBuffer()});
+                        {{getBuffer(), getOffset()}}, getLength(), getBuffer());
 }
 
 LogicalResult CopyOp::verify() {
   return verifyTransfer(*this, getWaitEvent(), getWaitIndex().size(),
                         getSignalEvent(), getSignalIndex().size(),
-                        {getSrcBuffer(), getDstBuffer()});
+                        {{getSrcBuffer(), getSrcOffset()},
+                         {getDstBuffer(), getDstOffset()}},
+                        getLength(), getDstBuffer());
+}
+
+/// The transfer whose body holds `op`, through sched.for / sched.if.
+static Operation *enclosingTransfer(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isTransfer(parent))
+      return parent;
+    if (!isa<ForOp, IfOp>(parent))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+LogicalResult SegmentOp::verify() {
+  Operation *transfer = enclosingTransfer(*this);
+  if (!transfer)
+    return emitOpError("(G1) must be inside the body of a sched.send, "
+                       "sched.recv or sched.copy");
+  bool gathered;
+  bool writes = getDst() || isa<RecvOp>(transfer);
+  if (auto copy = dyn_cast<CopyOp>(transfer))
+    gathered = getDst() ? !copy.getDstBuffer() : !copy.getSrcBuffer();
+  else if (getDst())
+    return emitOpError("(G1) a 'dst' segment belongs to a sched.copy");
+  else if (auto send = dyn_cast<SendOp>(transfer))
+    gathered = !send.getBuffer();
+  else
+    gathered = !cast<RecvOp>(transfer).getBuffer();
+  if (!gathered)
+    return emitOpError("(G1) the enclosing transfer does not gather this "
+                       "side (it names a buffer)");
+  if (writes && getBuffer() == Buffer::sendbuf)
+    return emitOpError("(G2) the transfer writes this segment, so it must be "
+                       "recvbuf or scratch");
+  return success();
+}
+
+LogicalResult AfterOp::verify() {
+  if (!enclosingTransfer(*this))
+    return emitOpError("(A1) must be inside the body of a sched.send, "
+                       "sched.recv or sched.copy");
+  return verifyEventRef(*this, (*this)->getParentOfType<PlanOp>(), getEvent(),
+                        getIndex().size());
 }
 
 //===----------------------------------------------------------------------===//

@@ -96,40 +96,74 @@ def Sched_IfOp : Sched_Op<"if", [SingleBlock, NoTerminator]> {
 
 // (X1) inside a sched.phase; (X2) events are declared by the plan;
 // (X3) an event index has 1 or 2 values; (X4) the scratch buffer needs a
-// sched.scratch in the plan.
+// sched.scratch in the plan; (X5) the body holds only sched.for, sched.if,
+// sched.segment, sched.after and expressions; (X6) a side without a buffer is
+// gathered from the body's segments and has no offset; a contiguous side has
+// one; the length is given exactly when no side is gathered; (X7) sched.recv
+// and sched.copy write recvbuf or scratch.
 class Sched_TransferOp<string mnemonic, dag extraArgs, string fmt>
-    : Sched_Op<mnemonic, [AttrSizedOperandSegments]> {
+    : Sched_Op<mnemonic, [AttrSizedOperandSegments, SingleBlock, NoTerminator]> {
   let arguments = !con(extraArgs, (ins
     OptionalAttr<FlatSymbolRefAttr>:$wait_event,
     Variadic<Index>:$wait_index,
     OptionalAttr<FlatSymbolRefAttr>:$signal_event,
     Variadic<Index>:$signal_index));
+  let regions = (region AnyRegion:$body);
   let assemblyFormat = fmt # [{
     (`wait` $wait_event^ `[` $wait_index `]`)?
-    (`signal` $signal_event^ `[` $signal_index `]`)? attr-dict
+    (`signal` $signal_event^ `[` $signal_index `]`)? attr-dict-with-keyword
+    ($body^)?
   }];
   let hasVerifier = 1;
 }
 
 def Sched_SendOp : Sched_TransferOp<"send",
-    (ins Sched_Buffer:$buffer, Index:$offset, Index:$length, Index:$peer,
-         Index:$tag),
-    "$buffer `[` $offset `,` $length `]` `to` $peer `tag` $tag"> {
-  let summary = "sends a buffer region to a peer on the phase's FIFO";
+    (ins OptionalAttr<Sched_Buffer>:$buffer, Optional<Index>:$offset,
+         Optional<Index>:$length, Index:$peer, Index:$tag),
+    "($buffer^ `[` $offset `,` $length `]`)? `to` $peer `tag` $tag"> {
+  let summary = "sends a buffer region, or the segments of its body as one "
+                "message, to a peer on the phase's FIFO";
 }
 
 def Sched_RecvOp : Sched_TransferOp<"recv",
-    (ins Sched_Buffer:$buffer, Index:$offset, Index:$length, Index:$peer,
-         Index:$tag),
-    "$buffer `[` $offset `,` $length `]` `from` $peer `tag` $tag"> {
-  let summary = "receives into a buffer region from a peer on the phase's FIFO";
+    (ins OptionalAttr<Sched_Buffer>:$buffer, Optional<Index>:$offset,
+         Optional<Index>:$length, Index:$peer, Index:$tag),
+    "($buffer^ `[` $offset `,` $length `]`)? `from` $peer `tag` $tag"> {
+  let summary = "receives into a buffer region, or scattered into the "
+                "segments of its body, from a peer on the phase's FIFO";
 }
 
 def Sched_CopyOp : Sched_TransferOp<"copy",
-    (ins Sched_Buffer:$src_buffer, Index:$src_offset, Sched_Buffer:$dst_buffer,
-         Index:$dst_offset, Index:$length),
-    "$src_buffer `[` $src_offset `]` `to` $dst_buffer `[` $dst_offset `]` `len` $length"> {
-  let summary = "copies bytes between local buffers";
+    (ins OptionalAttr<Sched_Buffer>:$src_buffer, Optional<Index>:$src_offset,
+         OptionalAttr<Sched_Buffer>:$dst_buffer, Optional<Index>:$dst_offset,
+         Optional<Index>:$length),
+    "($src_buffer^ `[` $src_offset `]`)? `to` ($dst_buffer^ `[` $dst_offset `]`)? (`len` $length^)?"> {
+  let summary = "copies bytes between local buffers (packs or unpacks "
+                "segments when a side is gathered)";
+}
+
+// (G1) inside the body of a transfer that gathers the segment's side (the
+// message or copy source; `dst`: a copy's destination); (G2) a segment the
+// transfer writes (sched.recv, `dst`) names recvbuf or scratch.
+def Sched_SegmentOp : Sched_Op<"segment"> {
+  let summary = "one contiguous piece of the enclosing gathered transfer";
+  let arguments = (ins UnitAttr:$dst, Sched_Buffer:$buffer, Index:$offset,
+                       Index:$length);
+  let assemblyFormat = "(`dst` $dst^)? $buffer `[` $offset `,` $length `]` attr-dict";
+  let hasVerifier = 1;
+}
+
+// (A1) inside the body of a transfer; (A2) the event is declared by the plan
+// and indexed by 1 or 2 values.
+def Sched_AfterOp : Sched_Op<"after"> {
+  let summary = "one more event the enclosing transfer waits on (a join)";
+  let description = [{
+    A wait is satisfied once every transfer that signals the event has
+    completed, wherever it stands in the program (later statements too).
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$event, Variadic<Index>:$index);
+  let assemblyFormat = "$event `[` $index `]` attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

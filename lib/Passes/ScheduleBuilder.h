@@ -90,25 +90,28 @@ public:
   void send(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
             mlir::Value peer, mlir::Value tag,
             std::optional<EventRef> wait = std::nullopt) {
-    builder.create<sched::SendOp>(loc, buffer, offset, length, peer, tag,
+    builder.create<sched::SendOp>(loc, attr(buffer), offset, length, peer, tag,
                                   ref(wait), indexOf(wait), nullptr,
                                   mlir::ValueRange());
   }
   void recv(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
             mlir::Value peer, mlir::Value tag,
             std::optional<EventRef> signal = std::nullopt) {
-    builder.create<sched::RecvOp>(loc, buffer, offset, length, peer, tag,
+    builder.create<sched::RecvOp>(loc, attr(buffer), offset, length, peer, tag,
                                   nullptr, mlir::ValueRange(), ref(signal),
                                   indexOf(signal));
   }
   void copy(sched::Buffer src, mlir::Value srcOffset, sched::Buffer dst,
             mlir::Value dstOffset, mlir::Value length) {
-    builder.create<sched::CopyOp>(loc, src, srcOffset, dst, dstOffset, length,
+    builder.create<sched::CopyOp>(loc, attr(src), srcOffset, attr(dst), dstOffset, length,
                                   nullptr, mlir::ValueRange(), nullptr,
                                   mlir::ValueRange());
   }
 
 private:
+  sched::BufferAttr attr(sched::Buffer buffer) {
+    return sched::BufferAttr::get(builder.getContext(), buffer);
+  }
   mlir::FlatSymbolRefAttr ref(const std::optional<EventRef> &event) {
     return event ? mlir::FlatSymbolRefAttr::get(builder.getContext(),
                                                 event->name)

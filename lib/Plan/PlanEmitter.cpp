@@ -213,7 +213,18 @@ LogicalResult Emitter::emitTransfer(Operation *op, collrt_stmt_t &stmt,
       failed(setEvent(signalEvent, signalIndex, stmt.signal_event,
                       COLLRT_E_SIGNAL_I)))
     return failure();
-  stmts.push_back(stmt);
+  // The body (segments, extra waits and the loops producing them) follows
+  // the transfer statement, counted in its `body` field.
+  size_t index = openStatement(stmt);
+  Region &body = op->getRegion(0);
+  if (body.empty())
+    return success();
+  if (failed(emitBlock(body.front())))
+    return failure();
+  size_t count = stmts.size() - index - 1;
+  if (count > UINT16_MAX)
+    return op->emitError("body has more than 65535 statements");
+  stmts[index].body = count;
   return success();
 }
 
@@ -288,10 +299,13 @@ LogicalResult Emitter::emitOp(Operation &op) {
         collrt_stmt_t stmt = makeStmt(isa<SendOp>(transfer.getOperation())
                                           ? COLLRT_STMT_SEND
                                           : COLLRT_STMT_RECV);
-        stmt.buf0 = static_cast<uint8_t>(transfer.getBuffer());
+        std::optional<Buffer> buffer = transfer.getBuffer();
+        stmt.buf0 = buffer ? static_cast<uint8_t>(*buffer) : 0;
+        stmt.slot = buffer ? 0 : COLLRT_GATHER_SRC;
         if (failed(setExpr(stmt, COLLRT_E_PEER, transfer.getPeer())) ||
-            failed(setExpr(stmt, COLLRT_E_OFF, transfer.getOffset())) ||
-            failed(setExpr(stmt, COLLRT_E_LEN, transfer.getLength())) ||
+            (buffer &&
+             (failed(setExpr(stmt, COLLRT_E_OFF, transfer.getOffset())) ||
+              failed(setExpr(stmt, COLLRT_E_LEN, transfer.getLength())))) ||
             failed(setExpr(stmt, COLLRT_E_TAG, transfer.getTag())))
           return failure();
         return emitTransfer(transfer, stmt, transfer.getWaitEvent(),
@@ -300,15 +314,41 @@ LogicalResult Emitter::emitOp(Operation &op) {
       })
       .Case([&](CopyOp copy) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_COPY);
-        stmt.buf0 = static_cast<uint8_t>(copy.getSrcBuffer());
-        stmt.buf1 = static_cast<uint8_t>(copy.getDstBuffer());
-        if (failed(setExpr(stmt, COLLRT_E_SRC_OFF, copy.getSrcOffset())) ||
-            failed(setExpr(stmt, COLLRT_E_DST_OFF, copy.getDstOffset())) ||
-            failed(setExpr(stmt, COLLRT_E_LEN, copy.getLength())))
+        std::optional<Buffer> src = copy.getSrcBuffer(),
+                              dst = copy.getDstBuffer();
+        stmt.buf0 = src ? static_cast<uint8_t>(*src) : 0;
+        stmt.buf1 = dst ? static_cast<uint8_t>(*dst) : 0;
+        stmt.slot = (src ? 0 : COLLRT_GATHER_SRC) | (dst ? 0 : COLLRT_GATHER_DST);
+        if ((src &&
+             failed(setExpr(stmt, COLLRT_E_SRC_OFF, copy.getSrcOffset()))) ||
+            (dst &&
+             failed(setExpr(stmt, COLLRT_E_DST_OFF, copy.getDstOffset()))) ||
+            (copy.getLength() &&
+             failed(setExpr(stmt, COLLRT_E_LEN, copy.getLength()))))
           return failure();
         return emitTransfer(copy, stmt, copy.getWaitEvent(),
                             copy.getWaitIndex(), copy.getSignalEvent(),
                             copy.getSignalIndex());
+      })
+      .Case([&](SegmentOp segment) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_SEG);
+        stmt.buf0 = static_cast<uint8_t>(segment.getBuffer());
+        stmt.slot = segment.getDst() ? COLLRT_SIDE_DST : COLLRT_SIDE_SRC;
+        if (failed(setExpr(stmt, COLLRT_E_SEG_OFF, segment.getOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_SEG_LEN, segment.getLength())))
+          return failure();
+        stmts.push_back(stmt);
+        return success();
+      })
+      .Case([&](AfterOp after) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_DEP);
+        stmt.wait_event =
+            static_cast<uint8_t>(plan.lookupEvent(after.getEvent()) + 1);
+        for (auto [i, value] : llvm::enumerate(after.getIndex()))
+          if (failed(setExpr(stmt, COLLRT_E_WAIT_I + i, value)))
+            return failure();
+        stmts.push_back(stmt);
+        return success();
       })
       .Default([&](Operation *other) {
         return other->emitError("cannot encode '")
@@ -316,19 +356,18 @@ LogicalResult Emitter::emitOp(Operation &op) {
       });
 }
 
+/// Ids from the one table of plan_format.h (COLLRT_OPS, COLLRT_ALGORITHMS).
 static std::optional<collrt_op_t> planOpFor(StringRef collective) {
-  return llvm::StringSwitch<std::optional<collrt_op_t>>(collective)
-      .Case("alltoall", COLLRT_OP_ALLTOALL)
-      .Case("alltoallv", COLLRT_OP_ALLTOALLV)
-      .Case("allgatherv", COLLRT_OP_ALLGATHERV)
-      .Default(std::nullopt);
+  unsigned id = collrt_op_from_name(collective.str().c_str());
+  return id ? std::optional<collrt_op_t>(static_cast<collrt_op_t>(id))
+            : std::nullopt;
 }
 
 static std::optional<collrt_algorithm_t> planAlgorithmFor(StringRef name) {
-  return llvm::StringSwitch<std::optional<collrt_algorithm_t>>(name)
-      .Case("direct", COLLRT_ALG_DIRECT)
-      .Case("blocked-ring", COLLRT_ALG_BLOCKED_RING)
-      .Default(std::nullopt);
+  unsigned id = collrt_algorithm_from_name(name.str().c_str());
+  return id ? std::optional<collrt_algorithm_t>(
+                  static_cast<collrt_algorithm_t>(id))
+            : std::nullopt;
 }
 
 FailureOr<PlanPtr> Emitter::run() {

@@ -41,7 +41,7 @@ private:
                                 std::forward<Args>(args)...);
   }
   Value constant(int64_t v) { return make<ConstOp>(v); }
-  void importTransfer(const collrt_stmt_t &stmt);
+  void importTransfer(size_t index);
   FlatSymbolRefAttr eventRef(uint8_t event) {
     return event ? FlatSymbolRefAttr::get(builder.getContext(),
                                           "e" + std::to_string(event - 1))
@@ -178,34 +178,49 @@ SmallVector<Value> Importer::eventIndex(const collrt_stmt_t &stmt,
   return index;
 }
 
-void Importer::importTransfer(const collrt_stmt_t &stmt) {
+void Importer::importTransfer(size_t index) {
+  const collrt_stmt_t &stmt = desc.stmts[index];
   SmallVector<Value> wait =
       eventIndex(stmt, stmt.wait_event, COLLRT_E_WAIT_I);
   SmallVector<Value> signal =
       eventIndex(stmt, stmt.signal_event, COLLRT_E_SIGNAL_I);
   FlatSymbolRefAttr waitRef = eventRef(stmt.wait_event);
   FlatSymbolRefAttr signalRef = eventRef(stmt.signal_event);
+  // A gathered side has no buffer (its segments are in the body).
+  auto buffer = [&](uint8_t field, unsigned gatherBit) {
+    return stmt.slot & gatherBit
+               ? BufferAttr()
+               : BufferAttr::get(builder.getContext(),
+                                 static_cast<Buffer>(field));
+  };
+  Operation *op;
   if (stmt.kind == COLLRT_STMT_COPY) {
     Value srcOffset = expr(stmt, COLLRT_E_SRC_OFF);
     Value dstOffset = expr(stmt, COLLRT_E_DST_OFF);
     Value length = expr(stmt, COLLRT_E_LEN);
-    builder.create<CopyOp>(loc, static_cast<Buffer>(stmt.buf0), srcOffset,
-                           static_cast<Buffer>(stmt.buf1), dstOffset, length,
-                           waitRef, wait, signalRef, signal);
-    return;
+    op = builder.create<CopyOp>(loc, buffer(stmt.buf0, COLLRT_GATHER_SRC),
+                                srcOffset, buffer(stmt.buf1, COLLRT_GATHER_DST),
+                                dstOffset, length, waitRef, wait, signalRef,
+                                signal);
+  } else {
+    // SEND and RECV share their operands; values are created in slot order.
+    BufferAttr attr = buffer(stmt.buf0, COLLRT_GATHER_SRC);
+    Value peer = expr(stmt, COLLRT_E_PEER);
+    Value offset = expr(stmt, COLLRT_E_OFF);
+    Value length = expr(stmt, COLLRT_E_LEN);
+    Value tag = expr(stmt, COLLRT_E_TAG);
+    if (stmt.kind == COLLRT_STMT_SEND)
+      op = builder.create<SendOp>(loc, attr, offset, length, peer, tag,
+                                  waitRef, wait, signalRef, signal);
+    else
+      op = builder.create<RecvOp>(loc, attr, offset, length, peer, tag,
+                                  waitRef, wait, signalRef, signal);
   }
-  // SEND and RECV share their operands; values are created in slot order.
-  auto buffer = static_cast<Buffer>(stmt.buf0);
-  Value peer = expr(stmt, COLLRT_E_PEER);
-  Value offset = expr(stmt, COLLRT_E_OFF);
-  Value length = expr(stmt, COLLRT_E_LEN);
-  Value tag = expr(stmt, COLLRT_E_TAG);
-  if (stmt.kind == COLLRT_STMT_SEND)
-    builder.create<SendOp>(loc, buffer, offset, length, peer, tag, waitRef,
-                           wait, signalRef, signal);
-  else
-    builder.create<RecvOp>(loc, buffer, offset, length, peer, tag, waitRef,
-                           wait, signalRef, signal);
+  if (!stmt.body)
+    return;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&op->getRegion(0).emplaceBlock());
+  importBody(index + 1, stmt.body);
 }
 
 void Importer::importBody(size_t first, size_t count) {
@@ -243,27 +258,29 @@ void Importer::importBody(size_t first, size_t count) {
     case COLLRT_STMT_LET:
       vars[stmt.slot] = expr(stmt, COLLRT_E_VALUE);
       break;
+    case COLLRT_STMT_SEG: {
+      Value offset = expr(stmt, COLLRT_E_SEG_OFF);
+      Value length = expr(stmt, COLLRT_E_SEG_LEN);
+      builder.create<SegmentOp>(loc, stmt.slot == COLLRT_SIDE_DST,
+                                static_cast<Buffer>(stmt.buf0), offset, length);
+      break;
+    }
+    case COLLRT_STMT_DEP:
+      builder.create<AfterOp>(loc, eventRef(stmt.wait_event),
+                              eventIndex(stmt, stmt.wait_event, COLLRT_E_WAIT_I));
+      break;
     default:
-      importTransfer(stmt);
+      importTransfer(i);
       break;
     }
     i += stmt.body;
   }
 }
 
-static StringRef collectiveName(uint8_t op) {
-  switch (op) {
-  case COLLRT_OP_ALLTOALL:
-    return "alltoall";
-  case COLLRT_OP_ALLTOALLV:
-    return "alltoallv";
-  default:
-    return "allgatherv";
-  }
-}
+static StringRef collectiveName(uint8_t op) { return collrt_op_name(op); }
 
 static StringRef algorithmName(uint8_t algorithm) {
-  return algorithm == COLLRT_ALG_BLOCKED_RING ? "blocked-ring" : "direct";
+  return collrt_algorithm_name(algorithm);
 }
 
 OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,

@@ -83,17 +83,13 @@ static collrt_status_t begin(bind_args_t *a, const collrt_plan_t *plan,
   return COLLRT_OK;
 }
 
-static const char *op_name(int op) {
-  return op == COLLRT_OP_ALLTOALL ? "alltoall" : op == COLLRT_OP_ALLTOALLV ? "alltoallv" : "allgatherv";
-}
-
 /* An alltoall is an alltoallv with uniform counts, so an alltoallv plan may
  * be bound as alltoall; otherwise the plan's op must match the call. */
 static collrt_status_t check_op(const collrt_plan_t *plan, int op, collrt_diag_t *diag) {
   int have = collrt_plan_desc(plan)->op;
   if (have == op || (op == COLLRT_OP_ALLTOALL && have == COLLRT_OP_ALLTOALLV))
     return COLLRT_OK;
-  collrt_diag_set(diag, "the plan implements %s but was bound with collrt_bind_%s", op_name(have), op_name(op));
+  collrt_diag_set(diag, "the plan implements %s but was bound with collrt_bind_%s", collrt_op_name(have), collrt_op_name(op));
   return COLLRT_ERR_ARG;
 }
 

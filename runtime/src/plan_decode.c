@@ -329,12 +329,12 @@ static collrt_status_t check_header(const collrt_plan_t *plan,
                                     collrt_diag_t *diag) {
   const collrt_plan_desc_t *d = &plan->desc;
   const uint8_t *b = plan->bytes;
-  if (d->op < COLLRT_OP_ALLTOALL || d->op > COLLRT_OP_ALLGATHERV) {
-    collrt_diag_set(diag, "plan field 'op' is %u, not a collective (1..3)", d->op);
+  if (!strcmp(collrt_op_name(d->op), "?")) {
+    collrt_diag_set(diag, "plan field 'op' is %u, not a collective of COLLRT_OPS", d->op);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if (d->algorithm < COLLRT_ALG_DIRECT || d->algorithm > COLLRT_ALG_BLOCKED_RING) {
-    collrt_diag_set(diag, "plan field 'algorithm' is %u, not an algorithm (1..2)", d->algorithm);
+  if (!strcmp(collrt_algorithm_name(d->algorithm), "?")) {
+    collrt_diag_set(diag, "plan field 'algorithm' is %u, not an algorithm of COLLRT_ALGORITHMS", d->algorithm);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (d->ndims < 1 || d->ndims > COLLRT_MAX_DIMS) {

@@ -131,3 +131,142 @@ sched.plan @unverifiable attributes {collective = "alltoall", algorithm = "direc
     sched.copy sendbuf[%d] to recvbuf[%rd] len %own
   }
 }
+
+// -----
+
+// A pack race: the copy into scratch and the send of the packed bytes have
+// no chain of waits between them, so the engine may send stale bytes.
+// expected-error @+1 {{race on scratch buffer bytes}}
+sched.plan @pack_race attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], events = ["packed"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %p = sched.size
+  %r0 = sched.rank
+  %c = sched.count sendcount[%r0]
+  %bytes = sched.mul %p, %c
+  sched.scratch %bytes
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %zero = sched.const 0
+    %own = sched.count recvdispl[%r]
+    %sd = sched.count senddispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%own] len %c
+    %one = sched.const 1
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %t = sched.add %s, %p
+      %src = sched.mod %t, %p
+      %roff = sched.count recvdispl[%src]
+      sched.recv recvbuf[%roff, %c] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      sched.copy sendbuf[%soff] to scratch[%soff] len %c signal @packed[%k]
+      sched.send scratch[%soff, %c] to %dst tag %zero
+    }
+  }
+}
+
+// -----
+
+// The same with the send waiting on its copy: accepted.
+sched.plan @pack_ordered attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], events = ["packed"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %p = sched.size
+  %r0 = sched.rank
+  %c = sched.count sendcount[%r0]
+  %bytes = sched.mul %p, %c
+  sched.scratch %bytes
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %zero = sched.const 0
+    %own = sched.count recvdispl[%r]
+    %sd = sched.count senddispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%own] len %c
+    %one = sched.const 1
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %t = sched.add %s, %p
+      %src = sched.mod %t, %p
+      %roff = sched.count recvdispl[%src]
+      sched.recv recvbuf[%roff, %c] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      sched.copy sendbuf[%soff] to scratch[%soff] len %c signal @packed[%k]
+      sched.send scratch[%soff, %c] to %dst tag %zero wait @packed[%k]
+    }
+  }
+}
+
+// -----
+
+// A join that can never complete: it waits on an event no transfer signals.
+// expected-error @+1 {{waits on event 0(1, 0), which no transfer signals}}
+sched.plan @join_never attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], events = ["arrived"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %zero = sched.const 0
+    %one = sched.const 1
+    %c = sched.count sendcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %c {
+      sched.after @arrived[%one]
+    }
+  }
+}
+
+// -----
+
+// A credit loop that deadlocks: each receive waits (forward) on the send
+// that forwards what it receives.
+// expected-error @+1 {{no transfer can progress}}
+sched.plan @credit_cycle attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], events = ["arrived", "freed"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %r0 = sched.rank
+  %c0 = sched.count sendcount[%r0]
+  sched.scratch %c0
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %p = sched.size
+    %zero = sched.const 0
+    %one = sched.const 1
+    %c = sched.count sendcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %c
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %t = sched.add %s, %p
+      %src = sched.mod %t, %p
+      sched.recv scratch[%zero, %c] from %src tag %zero wait @freed[%k] signal @arrived[%k]
+      %soff = sched.count senddispl[%dst]
+      sched.send sendbuf[%soff, %c] to %dst tag %zero wait @arrived[%k] signal @freed[%k]
+    }
+  }
+}
+
+// -----
+
+// A bounded receive window whose order disagrees with the senders': every
+// rank receives first from the rank it sends to last.
+// expected-error @+1 {{no transfer can progress}}
+sched.plan @window_deadlock attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 1>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %p = sched.size
+    %zero = sched.const 0
+    %one = sched.const 1
+    %c = sched.count sendcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %c
+    sched.for %k = %one to %p {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %roff = sched.count recvdispl[%dst]
+      sched.recv recvbuf[%roff, %c] from %dst tag %zero
+      %soff = sched.count senddispl[%dst]
+      sched.send sendbuf[%soff, %c] to %dst tag %zero
+    }
+  }
+}

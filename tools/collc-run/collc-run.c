@@ -288,8 +288,8 @@ int main(int argc, char **argv) {
   }
   const collrt_plan_desc_t *d = collrt_plan_desc(plan);
   int op = d->op;
-  const char *opname = op == COLLRT_OP_ALLTOALL ? "alltoall" : op == COLLRT_OP_ALLTOALLV ? "alltoallv" : "allgatherv";
-  const char *alg = d->algorithm == COLLRT_ALG_DIRECT ? "direct" : "blocked-ring";
+  const char *opname = collrt_op_name((unsigned)op);
+  const char *alg = collrt_algorithm_name(d->algorithm);
 
   MPI_Comm comm = MPI_COMM_WORLD;
   int color = 0;

@@ -16,6 +16,13 @@ extern "C" {
 
 typedef struct collrt_plan collrt_plan_t; /* opaque, immutable once loaded */
 
+/* Spellings of the COLLRT_OPS / COLLRT_ALGORITHMS tables ("?" if unknown),
+ * and the reverse lookup (0 if unknown). */
+const char *collrt_op_name(unsigned op);
+const char *collrt_algorithm_name(unsigned algorithm);
+unsigned collrt_op_from_name(const char *name);
+unsigned collrt_algorithm_from_name(const char *name);
+
 /* Copies, decodes and validates `len` bytes. */
 collrt_status_t collrt_plan_load(const void *bytes, size_t len,
                                  collrt_plan_t **out_plan, collrt_diag_t *diag);

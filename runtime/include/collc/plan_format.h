@@ -155,15 +155,37 @@ extern "C" {
 #define COLLRT_STMT_EXPRS 8
 #define COLLRT_EXPR_NONE 0xFFFFu
 
+/* The one table of collectives and algorithms: X(NAME, id, "spelling").
+ * The C runtime, the compiler's emitter and importer, and the tools expand
+ * it, so a name and its number are defined once. The algorithm of a plan is
+ * informational (the runtime executes any valid program); it names what
+ * produced the program. */
+#define COLLRT_OPS(X)                                                          \
+  X(ALLTOALL, 1, "alltoall")                                                   \
+  X(ALLTOALLV, 2, "alltoallv")                                                 \
+  X(ALLGATHERV, 3, "allgatherv")
+
+#define COLLRT_ALGORITHMS(X)                                                   \
+  X(DIRECT, 1, "direct")                                                       \
+  X(BLOCKED_RING, 2, "blocked-ring")                                           \
+  X(TWO_PHASE, 3, "two-phase")                                                 \
+  X(VMESH, 4, "vmesh")                                                         \
+  X(SMP_LEADER, 5, "smp-leader")                                               \
+  X(SMP_ALL_CORES, 6, "smp-all-cores")                                         \
+  X(PLANNED, 7, "planned")                                                     \
+  X(SMP_RING, 8, "smp-blocked-ring")                                           \
+  X(CUSTOM, 9, "custom")
+
 typedef enum collrt_op {
-  COLLRT_OP_ALLTOALL = 1,
-  COLLRT_OP_ALLTOALLV = 2,
-  COLLRT_OP_ALLGATHERV = 3,
+#define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
+  COLLRT_OPS(COLLRT_X_ENUM)
+#undef COLLRT_X_ENUM
 } collrt_op_t;
 
 typedef enum collrt_algorithm {
-  COLLRT_ALG_DIRECT = 1,
-  COLLRT_ALG_BLOCKED_RING = 2,
+#define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_ALG_##NAME = ID,
+  COLLRT_ALGORITHMS(COLLRT_X_ENUM)
+#undef COLLRT_X_ENUM
 } collrt_algorithm_t;
 
 typedef enum collrt_stmt_kind {

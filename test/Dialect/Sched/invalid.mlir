@@ -1,5 +1,5 @@
 // Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P3, S1, PH1-PH2,
-// L1-L2, X1-X4, D1-D2) has a case named after it that breaks exactly that
+// L1-L2, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
 // constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -170,7 +170,7 @@ sched.plan @send_x3_no_event attributes {collective = "alltoall", algorithm = "d
     %zero = sched.const 0
     // The custom syntax ties indices to an event; the generic one does not.
     // expected-error @+1 {{'sched.send' op (X3) an event index without an event}}
-    "sched.send"(%zero, %zero, %zero, %zero, %zero) {buffer = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>} : (index, index, index, index, index) -> ()
+    "sched.send"(%zero, %zero, %zero, %zero, %zero) ({}) {buffer = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>} : (index, index, index, index, index) -> ()
   }
 }
 
@@ -227,4 +227,105 @@ sched.plan @fifo_f1 attributes {collective = "alltoall", algorithm = "direct", f
 
 // expected-error @+1 {{(F2) recv_depth is 65536; it must be in [0, 65535] (0 = unbounded)}}
 sched.plan @fifo_f2 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 1, recv_depth = 65536>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+}
+
+// -----
+
+sched.plan @transfer_x5 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    sched.send to %zero tag %zero {
+      sched.segment sendbuf[%zero, %zero]
+      // expected-error @+1 {{'sched.recv' op (X5) cannot appear in a transfer's body}}
+      sched.recv recvbuf[%zero, %zero] from %zero tag %zero
+    }
+  }
+}
+
+// -----
+
+sched.plan @transfer_x6_length attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.copy' op (X6) a gathered transfer takes its length from its segments; drop the length}}
+    sched.copy to recvbuf[%zero] len %zero {
+      sched.segment sendbuf[%zero, %zero]
+    }
+  }
+}
+
+// -----
+
+sched.plan @transfer_x6_offset attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.send' op (X6) a side has an offset but no buffer}}
+    "sched.send"(%zero, %zero, %zero) ({}) {operandSegmentSizes = array<i32: 1, 0, 1, 1, 0, 0>} : (index, index, index) -> ()
+  }
+}
+
+// -----
+
+sched.plan @transfer_x7 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.recv' op (X7) writes the send buffer}}
+    sched.recv sendbuf[%zero, %zero] from %zero tag %zero
+  }
+}
+
+// -----
+
+sched.plan @segment_g1 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.segment' op (G1) must be inside the body of a sched.send, sched.recv or sched.copy}}
+    sched.segment sendbuf[%zero, %zero]
+  }
+}
+
+// -----
+
+sched.plan @segment_g1_not_gathered attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    sched.send sendbuf[%zero, %zero] to %zero tag %zero {
+      // expected-error @+1 {{'sched.segment' op (G1) the enclosing transfer does not gather this side (it names a buffer)}}
+      sched.segment sendbuf[%zero, %zero]
+    }
+  }
+}
+
+// -----
+
+sched.plan @segment_g2 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    sched.recv from %zero tag %zero {
+      // expected-error @+1 {{'sched.segment' op (G2) the transfer writes this segment, so it must be recvbuf or scratch}}
+      sched.segment sendbuf[%zero, %zero]
+    }
+  }
+}
+
+// -----
+
+sched.plan @after_a1 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], events = ["e"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.after' op (A1) must be inside the body of a sched.send, sched.recv or sched.copy}}
+    sched.after @e[%zero]
+  }
+}
+
+// -----
+
+sched.plan @after_a2 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], events = ["e"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    sched.send sendbuf[%zero, %zero] to %zero tag %zero {
+      // expected-error @+1 {{'sched.after' op (X2) event 'nope' is not declared by the plan}}
+      sched.after @nope[%zero]
+    }
+  }
 }

@@ -129,3 +129,41 @@ sched.plan @transfers attributes {collective = "alltoall", algorithm = "two-phas
     }
   }
 }
+
+// Format v2: gathered sides (no buffer; segments in the body), extra waits
+// (sched.after, a join), and a copy that packs and one that unpacks.
+// CHECK-LABEL: sched.plan @gathered
+// CHECK: sched.send to %{{.*}} tag %{{.*}} {
+// CHECK-NEXT: sched.for %k = %{{.*}} to %{{.*}} {
+// CHECK: sched.segment sendbuf[%{{.*}}, %{{.*}}]
+// CHECK: sched.after @arrived[%k]
+// CHECK: sched.recv from %{{.*}} tag %{{.*}} signal @arrived[%{{.*}}] {
+// CHECK: sched.segment recvbuf[%{{.*}}, %{{.*}}]
+// CHECK: sched.copy to scratch[%{{.*}}] {
+// CHECK: sched.segment sendbuf[
+// CHECK: sched.copy scratch[%{{.*}}] to {
+// CHECK: sched.segment dst recvbuf[
+sched.plan @gathered attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], events = ["arrived"], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  %bytes = sched.const 64
+  sched.scratch %bytes
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    %two = sched.const 2
+    %eight = sched.const 8
+    sched.send to %zero tag %zero {
+      sched.for %k = %zero to %two {
+        sched.segment sendbuf[%k, %eight]
+        sched.after @arrived[%k]
+      }
+    }
+    sched.recv from %zero tag %zero signal @arrived[%zero] {
+      sched.segment recvbuf[%zero, %eight]
+    }
+    sched.copy to scratch[%zero] {
+      sched.segment sendbuf[%eight, %eight]
+    }
+    sched.copy scratch[%zero] to {
+      sched.segment dst recvbuf[%eight, %eight]
+    }
+  }
+}
