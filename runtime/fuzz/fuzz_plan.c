@@ -24,7 +24,7 @@ enum { MAX_SMALL_P = 6, MAX_EXACT_P = 64, NVECTORS = 3 };
  * bind-time limits themselves are the runtime's job (see absurd.c). */
 #define STEP_BUDGET (1u << 16)
 #define SCRATCH_BUDGET (1 << 20)
-#define SECONDS_BUDGET 0.5 /* per expansion */
+#define SECONDS_BUDGET 1.0 /* expansion CPU time per input */
 
 static void broken(const char *fmt, ...) {
   va_list ap;
@@ -36,9 +36,10 @@ static void broken(const char *fmt, ...) {
   abort();
 }
 
+/* CPU time: the machine is shared, wall time says little about the input */
 static double seconds(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -184,7 +185,8 @@ static int expand_all(const collrt_plan_t *plan, int P, const int64_t *c,
     double t0 = seconds();
     collrt_status_t st = collrt_expand(plan, &in, &steps, &diag);
     ++out->expansions;
-    if (seconds() - t0 > SECONDS_BUDGET || st == COLLRT_ERR_NOMEM) {
+    out->expand_seconds += seconds() - t0;
+    if (out->expand_seconds > SECONDS_BUDGET || st == COLLRT_ERR_NOMEM) {
       ++out->skipped;
       all_ok = 0;
     }

@@ -16,6 +16,7 @@ typedef struct collrt_fuzz_result {
   uint64_t expansions;   /* ranks expanded */
   uint64_t expand_ok;
   uint64_t steps;        /* steps produced by those expansions */
+  double expand_seconds; /* time spent in them */
 } collrt_fuzz_result_t;
 
 /* Runs `data` through load -> validate -> expand every rank for several
