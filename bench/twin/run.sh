@@ -72,6 +72,7 @@ for mode in $modes; do
   # "quiet" means without our load generator; say what else the node runs
   read -r load1 _ < /proc/loadavg
   echo "# $mode: 1-min load average $load1 on $(nproc) cores before this mode's runs"
+  rt_twin=()
   for c in "${cases[@]}"; do
     read -r name plan counts sizes <<<"$c"
     [[ " ${CASES:-$name} " == *" $name "* ]] || continue
@@ -89,6 +90,7 @@ for mode in $modes; do
         fi
         [[ -z ${RAW:-} ]] || sed "s/^/load=$mode /" <<<"$out" >>"$RAW"
         line=$(grep -v '^verified:' <<<"$out")
+        rt_twin+=("$(field rt_twin "$line") $(field overhead_us_per_step "$line") $name/$b")
         printf "$fmt" "$mode" "$name" "$b" "$(field wait "$line")" "$(field steps "$line")" \
           "$(field runtime_med_us "$line")" "$(field runtime_min_us "$line")" \
           "$(field twin_med_us "$line")" "$(field twin_min_us "$line")" "$(field mpi_med_us "$line")" \
@@ -97,6 +99,11 @@ for mode in $modes; do
       done
     done
   done
+  # issue 10's targets: runtime <= 1.10x the twin, <= 0.3 us per step
+  ((${#rt_twin[@]} == 0)) || printf '%s\n' "${rt_twin[@]}" | sort -g | awk -v mode="$mode" '
+    { r[NR] = $1; worst = $3; if (NR == 1 || $2 > o) { o = $2; oc = $3 } }
+    END { printf "# %s: rt/twin median %.3f, max %.3f (%s); overhead per step max %.3f us (%s)\n",
+                 mode, r[int((NR + 1) / 2)], r[NR], worst, o, oc }'
   if [[ -n $busy_pid ]]; then
     kill "$busy_pid" 2>/dev/null || true
     wait "$busy_pid" 2>/dev/null || true
