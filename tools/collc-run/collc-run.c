@@ -4,7 +4,7 @@
  *   mpiexec -n P collc-run PLAN [--bytes N] [--iters N] [--warmup N] [--check]
  *       [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]
  *       [--comm world|split|reordered] [--native] [--trace FILE]
- *       [--verify-counts]
+ *       [--verify-counts] [--native-only] [--digest] [--shared-bufs]
  *
  * --bytes N: alltoall: bytes per (sender, receiver) block; alltoallv and
  * allgatherv: the base / largest size of the count distribution. With
@@ -30,7 +30,19 @@
  *   op=... alg=... impl=mpi   P=... ... ratio=<collc median / mpi median>
  * where each iteration is MPI_Barrier; start+wait (or the native call), its
  * time is the maximum over ranks, and median/min are over iterations. With
- * --native the two alternate iteration by iteration. */
+ * --native the two alternate iteration by iteration.
+ *
+ * For comparisons with other implementations (bench/smpi/run):
+ *   --native-only  run and time only the MPI library's collective (no plan is
+ *                  bound; the plan still names the op), printed as impl=mpi
+ *   --digest       after timing, one more run on the data of --check's first
+ *                  run, then print "digest=<16 hex digits>": a hash of every
+ *                  rank's whole receive buffer. Equal digests from the plan
+ *                  and from --native-only mean byte-identical results.
+ *   --shared-bufs  (SMPI build only) allocate the buffers with
+ *                  SMPI_SHARED_MALLOC, which folds every rank's buffers onto
+ *                  the same memory: timing only, so not with --check or
+ *                  --digest. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,13 +51,23 @@
 
 #include "collc/collrt.h"
 
+/* Under SimGrid SMPI, buffers may be folded across simulated ranks so that
+ * runs too large for the host's memory can still be timed. */
+#if COLLRT_SMPI
+#define BUF_ALLOC(shared, n) ((shared) ? SMPI_SHARED_MALLOC(n) : malloc(n))
+#define BUF_FREE(shared, p) ((shared) ? SMPI_SHARED_FREE(p) : free(p))
+#else
+#define BUF_ALLOC(shared, n) malloc(n)
+#define BUF_FREE(shared, p) free(p)
+#endif
+
 typedef enum { D_REGULAR, D_BCAST, D_SPIKE, D_HALF, D_LINEAR, D_GEOMETRIC, D_RANDOM } dist_t;
 static const char *dist_names[] = {"regular", "bcast", "spike", "half", "linear", "geometric", "random"};
 
 typedef struct options {
   const char *plan;
   long long bytes;
-  int iters, warmup, check, native, verify_counts;
+  int iters, warmup, check, native, verify_counts, native_only, digest, shared;
   dist_t dist;
   unsigned long long seed;
   const char *comm, *trace;
@@ -130,11 +152,14 @@ static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
     b->send_len = (size_t)b->count;
     b->recv_len = layout(P, b->rc, b->rd);
   }
-  b->send = malloc(b->send_len + 1);
-  b->recv = malloc(b->recv_len + 1);
-  b->ref = malloc(b->recv_len + 1);
+  b->send = BUF_ALLOC(o->shared, b->send_len + 1);
+  b->recv = BUF_ALLOC(o->shared, b->recv_len + 1);
+  /* --native-only: the native collective writes straight into recv */
+  b->ref = o->native_only ? b->recv : BUF_ALLOC(o->shared, b->recv_len + 1);
   if (!b->send || !b->recv || !b->ref)
     return -1;
+  if (o->shared)
+    return 0; /* contents are meaningless once folded */
   for (size_t k = 0; k < b->send_len; ++k)
     b->send[k] = pattern(r, k, 0);
   memset(b->recv, 0xA5, b->recv_len);
@@ -172,7 +197,8 @@ static void usage(void) {
   fprintf(stderr,
           "usage: collc-run PLAN [--bytes N] [--iters N] [--warmup N] [--check]\n"
           "         [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]\n"
-          "         [--comm world|split|reordered] [--native] [--trace FILE] [--verify-counts]\n");
+          "         [--comm world|split|reordered] [--native] [--trace FILE] [--verify-counts]\n"
+          "         [--native-only] [--digest] [--shared-bufs]\n");
 }
 
 static int parse(int argc, char **argv, options_t *o) {
@@ -207,6 +233,9 @@ static int parse(int argc, char **argv, options_t *o) {
       if (!strcmp(a, "--check")) o->check = 1;
       else if (!strcmp(a, "--native")) o->native = 1;
       else if (!strcmp(a, "--verify-counts")) o->verify_counts = 1;
+      else if (!strcmp(a, "--native-only")) o->native_only = 1;
+      else if (!strcmp(a, "--digest")) o->digest = 1;
+      else if (!strcmp(a, "--shared-bufs")) o->shared = 1;
       else if (a[0] != '-' && !o->plan) o->plan = a;
       else {
         fprintf(stderr, "collc-run: error: unknown or incomplete option '%s'\n", a);
@@ -220,7 +249,57 @@ static int parse(int argc, char **argv, options_t *o) {
     usage();
     return -1;
   }
+  if (o->native_only && (o->check || o->native || o->trace || o->verify_counts)) {
+    fprintf(stderr, "collc-run: error: --native-only runs no plan, so it takes no --check, "
+                    "--native, --trace or --verify-counts\n");
+    return -1;
+  }
+  if (o->shared && (o->check || o->digest)) {
+    fprintf(stderr, "collc-run: error: --shared-bufs folds every rank's buffers together, so "
+                    "results cannot be checked: drop --check and --digest\n");
+    return -1;
+  }
+#if !COLLRT_SMPI
+  if (o->shared) {
+    fprintf(stderr, "collc-run: error: --shared-bufs needs the SMPI build of collc-run "
+                    "(build/smpi/bin/collc-run)\n");
+    return -1;
+  }
+#endif
   return 0;
+}
+
+/* FNV-1a over a buffer. */
+static uint64_t fnv1a(const uint8_t *p, size_t n) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (size_t k = 0; k < n; ++k)
+    h = (h ^ p[k]) * 0x100000001B3ull;
+  return h;
+}
+
+/* One run on the data of --check's first run; every rank's receive buffer
+ * hashed with its rank, combined by XOR (world rank 0 prints). */
+static void print_digest(collrt_coll_t *c, int op, bufs_t *b, MPI_Comm comm, int wrank) {
+  collrt_diag_t diag;
+  fill(b, 1);
+  collrt_status_t st = COLLRT_OK;
+  if (c) {
+    st = collrt_start(c, &diag);
+    if (!st)
+      st = collrt_wait(c, &diag);
+  } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
+    st = COLLRT_ERR_MPI;
+    snprintf(diag.message, sizeof diag.message, "native collective failed");
+  }
+  if (st) {
+    fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const uint8_t *out = c ? b->recv : b->ref;
+  unsigned long long h = splitmix64(fnv1a(out, b->recv_len) ^ (uint64_t)b->rank), all = 0;
+  MPI_Reduce(&h, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, comm);
+  if (wrank == 0)
+    printf("digest=%016llx\n", all);
 }
 
 /* One timed run of the plan (c != NULL) or of the native collective: the
@@ -315,7 +394,9 @@ int main(int argc, char **argv) {
   unsigned flags = (o.check || o.verify_counts ? COLLRT_BIND_CHECK_COUNTS : 0) |
                    (o.trace ? COLLRT_BIND_TRACE : 0);
   collrt_coll_t *coll = NULL;
-  if (op == COLLRT_OP_ALLTOALL)
+  if (o.native_only)
+    st = COLLRT_OK;
+  else if (op == COLLRT_OP_ALLTOALL)
     st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.count, MPI_BYTE, flags, &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALLV)
     st = collrt_bind_alltoallv(plan, comm, b.send, b.sc, b.sd, b.recv, b.rc, b.rd, MPI_BYTE,
@@ -380,8 +461,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "collc-run: error: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  fill(&b, 0);
-  time_runs(coll, o.native, op, &b, comm, o.iters, o.warmup, tc, tn);
+  if (!o.shared)
+    fill(&b, 0);
+  if (o.native_only)
+    time_runs(NULL, 0, op, &b, comm, o.iters, o.warmup, tn, NULL);
+  else
+    time_runs(coll, o.native, op, &b, comm, o.iters, o.warmup, tc, tn);
   if (o.trace) {
     char path[4096];
     if (!strcmp(o.comm, "split"))
@@ -393,7 +478,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
     failed |= st != 0;
   }
-  if (wrank == 0) {
+  if (wrank == 0 && o.native_only) {
+    qsort(tn, (size_t)o.iters, sizeof *tn, cmp_double);
+    printf("op=%s alg=native impl=mpi P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f\n",
+           opname, P, o.bytes, dist_names[o.dist], o.iters, tn[o.iters / 2], tn[0]);
+  } else if (wrank == 0) {
     qsort(tc, (size_t)o.iters, sizeof *tc, cmp_double);
     double mc = tc[o.iters / 2];
     printf("op=%s alg=%s impl=collc P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f\n",
@@ -405,13 +494,16 @@ int main(int argc, char **argv) {
              opname, alg, P, o.bytes, dist_names[o.dist], o.iters, mn, tn[0], mn > 0 ? mc / mn : 0.0);
     }
   }
+  if (o.digest)
+    print_digest(coll, op, &b, comm, wrank);
   free(tc);
   free(tn);
   collrt_coll_free(coll);
   collrt_plan_free(plan);
-  free(b.send);
-  free(b.recv);
-  free(b.ref);
+  BUF_FREE(o.shared, b.send);
+  BUF_FREE(o.shared, b.recv);
+  if (!o.native_only)
+    BUF_FREE(o.shared, b.ref);
   free(b.sc);
   free(b.sd);
   free(b.rc);
