@@ -17,6 +17,9 @@ static double betaUs(const NetworkParams &net) {
 }
 
 double collc::contention(const TopologySpec &topo) {
+  // Behind a non-blocking switch a node's one link is the only bottleneck.
+  if (topo.fabric == Fabric::Switch)
+    return static_cast<double>(topo.ranksPerNode);
   double worst = 0;
   for (size_t d = 0; d < topo.shape.size(); ++d) {
     bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;

@@ -34,7 +34,8 @@ constexpr int64_t kDefaultEstimateBytes = 4096;
 /// nodes contributes n/8 (packets travel n/4 hops over 2·P links: the P²·m
 /// bytes take P·(n/8)·m·β); a mesh dimension n/4 (half the links cross its
 /// bisection). C is the largest dimension's value times ranks per node,
-/// because every rank of a node shares the node's links.
+/// because every rank of a node shares the node's links. Behind a switch
+/// (fabric: switch) C is the ranks per node alone.
 double contention(const TopologySpec &topo);
 
 /// T_ptp = α + (m + h)·C·β.

@@ -22,18 +22,36 @@ class SourceMgr;
 namespace collc {
 
 /// Cost parameters of T_ptp = alpha + (m + h)·C·beta + L. Defaults are BG/L's.
+/// The link, hop and shared-memory figures describe the machine for the
+/// simulated platform (--emit=platform); the cost model uses alpha, beta and
+/// copy.
 struct NetworkParams {
   double alphaUs = 1.7;
   double betaNsPerByte = 6.48;
   double copyNsPerByte = 1.6; // gamma
   int64_t headerBytes = 48;   // h
   int64_t protoBytes = 8;     // proto
+  double linkMBPerS = 175;    // one link (torus) or a node's link (switch)
+  double hopLatencyUs = 1;    // per link traversed
+  /// Intra-node (shared-memory) transfers; unset bandwidth = 1000/copy.
+  std::optional<double> shmMBPerS;
+  double shmLatencyUs = 0.1;
+
+  double shmBandwidthMBPerS() const {
+    return shmMBPerS ? *shmMBPerS : 1000 / copyNsPerByte;
+  }
 };
+
+/// How nodes are connected: by the links of the torus/mesh `shape`
+/// describes, or each by one link to a non-blocking switch (`shape` then
+/// only counts nodes).
+enum class Fabric { Torus, Switch };
 
 struct TopologySpec {
   llvm::SmallVector<int64_t, 3> shape; // nodes per dimension, 1..3 dims
   llvm::SmallVector<bool, 3> wrap;     // same length as shape
   int64_t ranksPerNode = 1;
+  Fabric fabric = Fabric::Torus;
   NetworkParams network;
 
   int64_t numNodes() const;

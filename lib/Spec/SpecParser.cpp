@@ -257,9 +257,10 @@ void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
   yaml::MappingNode *map = expectMapping("'network'", keyLoc, value);
   if (!map)
     return;
-  static constexpr StringRef keys[] = {"alpha_us", "beta_ns_per_byte",
-                                       "copy_ns_per_byte", "header_bytes",
-                                       "proto_bytes"};
+  static constexpr StringRef keys[] = {
+      "alpha_us",    "beta_ns_per_byte", "copy_ns_per_byte",
+      "header_bytes", "proto_bytes",     "link_mb_per_s",
+      "hop_latency_us", "shm_mb_per_s",  "shm_latency_us"};
   visitKeys(map, "'network'", keys, [&](StringRef key, SMLoc kLoc,
                                         yaml::Node *v) {
     std::string what = ("'" + key + "'").str();
@@ -278,18 +279,29 @@ void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
     std::optional<double> number = readDouble(what, kLoc, v);
     if (!number)
       return;
-    if (*number <= 0) {
+    // Latencies may be 0 (an ideal wire); rates and costs may not.
+    bool isLatency = key == "hop_latency_us" || key == "shm_latency_us";
+    if (*number < 0 || (*number == 0 && !isLatency)) {
       error(locOf(v, kLoc), what + " is " +
                                 cast<yaml::ScalarNode>(v)->getRawValue() +
-                                "; it must be greater than 0");
+                                (isLatency ? "; it cannot be negative"
+                                           : "; it must be greater than 0"));
       return;
     }
     if (key == "alpha_us")
       net.alphaUs = *number;
     else if (key == "beta_ns_per_byte")
       net.betaNsPerByte = *number;
-    else
+    else if (key == "copy_ns_per_byte")
       net.copyNsPerByte = *number;
+    else if (key == "link_mb_per_s")
+      net.linkMBPerS = *number;
+    else if (key == "hop_latency_us")
+      net.hopLatencyUs = *number;
+    else if (key == "shm_mb_per_s")
+      net.shmMBPerS = *number;
+    else
+      net.shmLatencyUs = *number;
   });
 }
 
@@ -299,7 +311,7 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
   if (!map)
     return;
   static constexpr StringRef keys[] = {"shape", "wrap", "ranks_per_node",
-                                       "network"};
+                                       "fabric", "network"};
   // Cross-key checks need to know whether each part parsed cleanly.
   bool shapeOk = false, rpnOk = true;
   SMLoc shapeLoc, wrapLoc;
@@ -370,6 +382,18 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
           rpnOk = true;
           return;
         }
+        if (key == "fabric") {
+          std::optional<std::string> name =
+              readScalar("'fabric'", "torus or switch", kLoc, v);
+          if (!name)
+            return;
+          if (*name == "torus" || *name == "switch")
+            topo.fabric = *name == "torus" ? Fabric::Torus : Fabric::Switch;
+          else
+            error(locOf(v, kLoc), "unknown fabric '" + *name +
+                                      "' (expected torus or switch)");
+          return;
+        }
         parseNetwork(kLoc, v, topo.network);
       });
 
@@ -386,6 +410,8 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
   }
   // Default: a torus in every dimension.
   topo.wrap = wrap ? *wrap : SmallVector<bool, 3>(topo.shape.size(), true);
+  if (wrap && topo.fabric == Fabric::Switch)
+    error(wrapLoc, "'wrap' describes torus links, but fabric is switch");
 
   // Ranks are C ints at run time (MPI), so P must fit in 2^31 - 1.
   if (!rpnOk)

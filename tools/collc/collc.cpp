@@ -1,6 +1,7 @@
 //===- collc.cpp - the collc compiler driver ------------------------------===//
 //
 //   collc SPEC.yaml [-o OUT] [--emit=coll|sched|plan|c|obj]   compile a spec
+//   collc SPEC.yaml --emit=platform|hostfile     the machine, for SimGrid SMPI
 //   collc FILE.mlir ...                                  compile coll/sched IR
 //   collc PLAN.collplan --emit=sched|c|obj               inspect or re-wrap
 //
@@ -17,6 +18,7 @@
 #include "lib/Plan/ObjectFile.h"
 #include "lib/Plan/PlanEmitter.h"
 #include "lib/Plan/PlanImporter.h"
+#include "lib/Platform/Platform.h"
 #include "lib/Spec/Spec.h"
 
 #include "mlir/IR/AsmState.h"
@@ -42,7 +44,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { Coll, Sched, Plan, C, Obj };
+enum class EmitKind { Coll, Sched, Plan, C, Obj, Platform, Hostfile };
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<spec.yaml | file.mlir | "
@@ -62,7 +64,12 @@ cl::opt<EmitKind> emitKind(
                           "the plan bytes as a C array and size"),
                clEnumValN(EmitKind::Obj, "obj",
                           "an object file defining the same symbols as "
-                          "--emit=c")));
+                          "--emit=c"),
+               clEnumValN(EmitKind::Platform, "platform",
+                          "the spec's machine as a SimGrid platform (XML)"),
+               clEnumValN(EmitKind::Hostfile, "hostfile",
+                          "the SMPI hostfile placing ranks on that "
+                          "platform's nodes")));
 cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("Simulate and check the schedule for every communicator size "
@@ -153,6 +160,12 @@ LogicalResult printModule(ModuleOp module) {
 /// A plan given as input: show it as sched IR or re-wrap its bytes.
 LogicalResult handlePlan(MLIRContext &context,
                          const llvm::MemoryBuffer &buffer) {
+  if (emitKind == EmitKind::Platform || emitKind == EmitKind::Hostfile) {
+    llvm::errs() << inputFilename << ": error: a plan does not describe the "
+                                     "machine; --emit=platform and "
+                                     "--emit=hostfile need the spec (.yaml)\n";
+    return failure();
+  }
   collrt_plan_t *raw = nullptr;
   collrt_diag_t diag;
   diag.message[0] = '\0';
@@ -179,12 +192,42 @@ LogicalResult handlePlan(MLIRContext &context,
   return writePlan(ArrayRef<uint8_t>(bytes, length));
 }
 
+/// --emit=platform|hostfile: the spec's machine, no compilation.
+LogicalResult writeMachine(const Spec &spec) {
+  if (emitKind == EmitKind::Hostfile)
+    return writeOutput(
+        [&](llvm::raw_pwrite_stream &os) {
+          writeSimGridHostfile(spec.topology, os);
+          return success();
+        },
+        "-");
+  return writeOutput(
+      [&](llvm::raw_pwrite_stream &os) -> LogicalResult {
+        if (llvm::Error err = writeSimGridPlatform(spec.topology, os)) {
+          llvm::errs() << inputFilename << ": error: "
+                       << llvm::toString(std::move(err)) << "\n";
+          return failure();
+        }
+        return success();
+      },
+      "-");
+}
+
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> module;
+  bool emitsMachine =
+      emitKind == EmitKind::Platform || emitKind == EmitKind::Hostfile;
+  if (emitsMachine && !isSpecFile(inputFilename)) {
+    llvm::errs() << "collc: error: --emit=platform and --emit=hostfile need a "
+                    "spec (.yaml) describing the machine\n";
+    return failure();
+  }
   if (isSpecFile(inputFilename)) {
     std::optional<Spec> spec = parseSpec(sourceMgr, 1);
     if (!spec)
       return failure();
+    if (emitsMachine)
+      return writeMachine(*spec);
     auto [line, column] =
         spec->collective.opLoc.isValid()
             ? sourceMgr.getLineAndColumn(spec->collective.opLoc)
