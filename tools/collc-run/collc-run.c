@@ -35,10 +35,11 @@
  * For comparisons with other implementations (bench/smpi/run):
  *   --native-only  run and time only the MPI library's collective (no plan is
  *                  bound; the plan still names the op), printed as impl=mpi
- *   --digest       after timing, one more run on the data of --check's first
- *                  run, then print "digest=<16 hex digits>": a hash of every
- *                  rank's whole receive buffer. Equal digests from the plan
- *                  and from --native-only mean byte-identical results.
+ *   --digest       time on the data of --check's first run, then print
+ *                  "digest=<16 hex digits>": a hash of every rank's whole
+ *                  receive buffer after the last timed run. Equal digests
+ *                  from the plan and from --native-only mean byte-identical
+ *                  results.
  *   --shared-bufs  (SMPI build only) allocate the buffers with
  *                  SMPI_SHARED_MALLOC, which folds every rank's buffers onto
  *                  the same memory: timing only, so not with --check or
@@ -277,25 +278,11 @@ static uint64_t fnv1a(const uint8_t *p, size_t n) {
   return h;
 }
 
-/* One run on the data of --check's first run; every rank's receive buffer
- * hashed with its rank, combined by XOR (world rank 0 prints). */
-static void print_digest(collrt_coll_t *c, int op, bufs_t *b, MPI_Comm comm, int wrank) {
-  collrt_diag_t diag;
-  fill(b, 1);
-  collrt_status_t st = COLLRT_OK;
-  if (c) {
-    st = collrt_start(c, &diag);
-    if (!st)
-      st = collrt_wait(c, &diag);
-  } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
-    st = COLLRT_ERR_MPI;
-    snprintf(diag.message, sizeof diag.message, "native collective failed");
-  }
-  if (st) {
-    fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  const uint8_t *out = c ? b->recv : b->ref;
+/* The digest of the last timed run, which ran on the data of --check's first
+ * run: every rank's whole receive buffer hashed with its rank, combined by
+ * XOR (world rank 0 prints). */
+static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wrank) {
+  const uint8_t *out = native_only ? b->ref : b->recv;
   unsigned long long h = splitmix64(fnv1a(out, b->recv_len) ^ (uint64_t)b->rank), all = 0;
   MPI_Reduce(&h, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, comm);
   if (wrank == 0)
@@ -462,7 +449,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (!o.shared)
-    fill(&b, 0);
+    fill(&b, o.digest ? 1 : 0); /* --digest: the data of --check's first run */
   if (o.native_only)
     time_runs(NULL, 0, op, &b, comm, o.iters, o.warmup, tn, NULL);
   else
@@ -495,7 +482,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.digest)
-    print_digest(coll, op, &b, comm, wrank);
+    print_digest(o.native_only, &b, comm, wrank);
   free(tc);
   free(tn);
   collrt_coll_free(coll);
