@@ -70,7 +70,7 @@ LogicalResult PhaseOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ForOp: sched.for %k = %lo to %hi [random(%seed)] { ... }
+// ForOp: sched.for %k = %lo to %hi [random(%seed) [shared]] { ... }
 //===----------------------------------------------------------------------===//
 
 ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -91,6 +91,9 @@ ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
         parser.parseRParen() ||
         parser.resolveOperand(seed, index, result.operands))
       return failure();
+    if (succeeded(parser.parseOptionalKeyword("shared")))
+      result.addAttribute(getSharedAttrName(result.name),
+                          parser.getBuilder().getUnitAttr());
   }
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, {inductionVar}) ||
@@ -105,10 +108,12 @@ void ForOp::print(OpAsmPrinter &p) {
   p << " " << getInductionVar() << " = " << getLower() << " to " << getUpper();
   if (getRandom())
     p << " random(" << getSeed() << ")";
+  if (getShared())
+    p << " shared";
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {getRandomAttrName()});
+                                     {getRandomAttrName(), getSharedAttrName()});
 }
 
 void ForOp::getAsmBlockArgumentNames(Region &region,
@@ -120,6 +125,8 @@ void ForOp::getAsmBlockArgumentNames(Region &region,
 LogicalResult ForOp::verify() {
   if (getRandom() != static_cast<bool>(getSeed()))
     return emitOpError("(L1) a seed is given exactly when the order is random");
+  if (getShared() && !getRandom())
+    return emitOpError("(L3) 'shared' qualifies a random order");
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("(L2) the body takes one index induction variable");

@@ -64,17 +64,20 @@ def Sched_PhaseOp : Sched_Op<"phase", [SingleBlock, NoTerminator]> {
   let hasVerifier = 1;
 }
 
-// (L1) seed is given iff order is random; (L2) the body takes one index.
-// The induction variable prints as %k.
+// (L1) seed is given iff order is random; (L2) the body takes one index;
+// (L3) `shared` only with random. The induction variable prints as %k.
 def Sched_ForOp : Sched_Op<"for", [SingleBlock, NoTerminator,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a loop over [lower, upper), ascending or in random order";
   let description = [{
     `sched.for %k = %lo to %hi random(%seed) { ... }` visits the range in a
     permutation seeded by %seed and the rank (BG/L's randomized "AR" order).
+    With `shared`, the permutation is seeded by %seed alone: every rank
+    visits the range in the same order, so a receiver can reproduce the
+    order of its senders and window its receives.
   }];
   let arguments = (ins Index:$lower, Index:$upper, UnitAttr:$random,
-                       Optional<Index>:$seed);
+                       UnitAttr:$shared, Optional<Index>:$seed);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

@@ -4,14 +4,16 @@
 // (r + k) mod P, so every step is a permutation and no receiver is hit twice
 // at once (the "shift" order). With order = random the steps run in a
 // per-rank seeded permutation, which spreads link load on a torus like BG/L's
-// AR strategy. Sends are throttled by the FIFO depth. In shift order the
-// receiver knows the senders' order, so its receives are windowed too
-// (recv_depth = send_depth): with every rank's windows at least one step wide,
-// the lowest pending step of all ranks always has its partner posted, so the
-// exchange cannot deadlock, and the engine tests O(depth) requests per poll
-// instead of O(P). A random order is the sender's own, so receives are posted
-// up front (recv_depth 0). The rank's own block is a local copy, queued after
-// the sends so that it overlaps them.
+// AR strategy. With order = random the shifts k are visited in a random
+// permutation shared by every rank (seeded by the op's seed alone): each step
+// is still a permutation of the ranks, and a receiver knows which shift comes
+// next. Sends are throttled by the FIFO depth, and since every receiver can
+// reproduce its senders' order, receives are windowed too (recv_depth =
+// send_depth): with every rank's windows at least one step wide, the lowest
+// pending step of all ranks always has its partner posted, so the exchange
+// cannot deadlock, and the engine tests O(depth) requests per poll instead of
+// O(P). The rank's own block is a local copy, queued after the sends so that
+// it overlaps them.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -39,8 +41,7 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultDirectDepth;
   bool random = op.getOrder() == "random";
-  auto fifo = sched::FifoAttr::get(op.getContext(), depth,
-                                   /*recv_depth=*/random ? 0 : depth);
+  auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/depth);
   createPlanFor(builder, op, collective, "direct", {fifo}, {});
   ScheduleBuilder b(builder, op.getLoc());
   b.phase("exchange", 0);
@@ -52,7 +53,7 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
 
   Value seed =
       random ? b.c(static_cast<int64_t>(op.getSeed())) : Value();
-  sched::ForOp loop = b.forLoop(b.c(1), p, seed);
+  sched::ForOp loop = b.forLoop(b.c(1), p, seed, /*shared=*/true);
   Value k = loop.getInductionVar();
   Value dst = b.mod(b.add(r, k), p);
   Value src = b.mod(b.sub(r, k), p);

@@ -60,11 +60,12 @@ public:
   }
 
   /// Creates a sched.for and returns it with the insertion point in its body.
+  /// With a seed the order is random; `shared`: the same on every rank.
   sched::ForOp forLoop(mlir::Value lower, mlir::Value upper,
-                       mlir::Value randomSeed = {}) {
-    auto loop = builder.create<sched::ForOp>(loc, lower, upper,
-                                             static_cast<bool>(randomSeed),
-                                             randomSeed);
+                       mlir::Value randomSeed = {}, bool shared = false) {
+    auto loop = builder.create<sched::ForOp>(
+        loc, lower, upper, static_cast<bool>(randomSeed),
+        static_cast<bool>(randomSeed) && shared, randomSeed);
     mlir::Block &body = loop.getBody().emplaceBlock();
     body.addArgument(builder.getIndexType(), loc);
     builder.setInsertionPointToStart(&body);

@@ -270,8 +270,9 @@ LogicalResult Emitter::emitOp(Operation &op) {
       })
       .Case([&](ForOp loop) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_FOR);
-        stmt.buf0 = loop.getRandom() ? COLLRT_ORDER_RANDOM
-                                     : COLLRT_ORDER_ASCENDING;
+        stmt.buf0 = !loop.getRandom() ? COLLRT_ORDER_ASCENDING
+                    : loop.getShared() ? COLLRT_ORDER_SHARED_RANDOM
+                                       : COLLRT_ORDER_RANDOM;
         if (failed(setExpr(stmt, COLLRT_E_LO, loop.getLower())) ||
             failed(setExpr(stmt, COLLRT_E_HI, loop.getUpper())) ||
             (loop.getSeed() &&

@@ -237,12 +237,11 @@ void Importer::importBody(size_t first, size_t count) {
       break;
     }
     case COLLRT_STMT_FOR: {
-      Value seed = stmt.buf0 == COLLRT_ORDER_RANDOM
-                       ? expr(stmt, COLLRT_E_SEED)
-                       : Value();
+      bool random = stmt.buf0 != COLLRT_ORDER_ASCENDING;
+      Value seed = random ? expr(stmt, COLLRT_E_SEED) : Value();
       auto loop = builder.create<ForOp>(
-          loc, expr(stmt, COLLRT_E_LO), expr(stmt, COLLRT_E_HI),
-          stmt.buf0 == COLLRT_ORDER_RANDOM, seed);
+          loc, expr(stmt, COLLRT_E_LO), expr(stmt, COLLRT_E_HI), random,
+          stmt.buf0 == COLLRT_ORDER_SHARED_RANDOM, seed);
       Block &body = loop.getBody().emplaceBlock();
       vars[stmt.slot] = body.addArgument(builder.getIndexType(), loc);
       builder.setInsertionPointToStart(&body);

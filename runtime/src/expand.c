@@ -427,7 +427,8 @@ static collrt_status_t run_for(expander_t *x, unsigned si) {
     return COLLRT_ERR_NOMEM;
   }
   /* Fisher-Yates; see the FOR comment of plan_format.h for the exact rule. */
-  uint64_t state = (uint64_t)seed * 0x9E3779B97F4A7C15ull + (uint64_t)x->in->rank;
+  uint64_t state = (uint64_t)seed * 0x9E3779B97F4A7C15ull +
+                   (s->buf0 == COLLRT_ORDER_RANDOM ? (uint64_t)x->in->rank : 0);
   for (uint64_t k = 0; k < n; ++k)
     perm[k] = lo + (int64_t)k;
   for (uint64_t k = n - 1; k > 0; --k) {

@@ -121,7 +121,7 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
   *optional = 0;
   switch (s->kind) {
   case COLLRT_STMT_FOR:
-    *required = s->buf0 == COLLRT_ORDER_RANDOM ? 0x7u : 0x3u;
+    *required = s->buf0 != COLLRT_ORDER_ASCENDING ? 0x7u : 0x3u;
     break;
   case COLLRT_STMT_IF: case COLLRT_STMT_LET: *required = 0x1u; break;
   case COLLRT_STMT_SEND: case COLLRT_STMT_RECV:
@@ -180,7 +180,7 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   int writable0 = s->buf0 == COLLRT_BUF_RECV || s->buf0 == COLLRT_BUF_SCRATCH;
   int buf0_ok = 1, buf1_ok = s->buf1 == 0;
   switch (k) {
-  case COLLRT_STMT_FOR: buf0_ok = s->buf0 <= COLLRT_ORDER_RANDOM; break;
+  case COLLRT_STMT_FOR: buf0_ok = s->buf0 <= COLLRT_ORDER_SHARED_RANDOM; break;
   case COLLRT_STMT_SEND: case COLLRT_STMT_SEG:
     buf0_ok = src_gathered ? s->buf0 == 0 : s->buf0 < COLLRT_BUF_COUNT_;
     break;

@@ -179,7 +179,7 @@ static void test_validation(void) {
   MUTATE(b.desc.nevents = 17, "'nevents' is 17");
   MUTATE(b.desc.nvars = 65, "'nvars' is 65");
   MUTATE(b.desc.scratch_expr = tp_expr(&b, "v0"), "plan field 'scratch_expr': variable 0 is used");
-  MUTATE(b.stmts[2].buf0 = 2, "'stmt[2].buf0' is 2");
+  MUTATE(b.stmts[2].buf0 = 3, "'stmt[2].buf0' is 3");
   MUTATE(b.stmts[2].buf0 = COLLRT_ORDER_RANDOM, "'stmt[2].expr[2]' is NONE but kind 2 requires it");
 #undef MUTATE
 }
@@ -610,6 +610,29 @@ static void test_format_v2(void) {
   collrt_plan_free(p);
   p = build_packed(&b, 1, 1, 1);
   EXPECT(sim(p, 4, c, &d), COLLRT_OK, &d, NULL);
+  collrt_plan_free(p);
+  /* a shared random order is the same shift sequence on every rank, so the
+   * direct exchange in that order verifies with windowed receives */
+  tp_build_direct(&b, COLLRT_OP_ALLTOALL, 2);
+  b.fifos[0].recv_depth = 2;
+  b.stmts[2].buf0 = COLLRT_ORDER_SHARED_RANDOM;
+  b.stmts[2].expr[COLLRT_E_SEED] = tp_expr(&b, "77");
+  p = tp_finish(&b);
+  int64_t shifts[2][8];
+  for (int rank = 0; rank < 2 && p; ++rank) {
+    collrt_expand_input_t in;
+    uniform_input(&in, arr, 8, rank * 5, 3);
+    EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+    int n = 0;
+    for (size_t i = 0; i < s.count && n < 8; ++i)
+      if (s.steps[i].kind == COLLRT_STEP_SEND)
+        shifts[rank][n++] = (s.steps[i].peer - rank * 5 + 8) % 8;
+    collrt_steps_free(&s);
+  }
+  CHECK(p && !memcmp(shifts[0], shifts[1], 7 * sizeof shifts[0][0]) &&
+            memcmp(shifts[0], (int64_t[7]){1, 2, 3, 4, 5, 6, 7}, 7 * sizeof shifts[0][0]),
+        "ranks 0 and 5 visit the same shuffled shifts");
+  EXPECT(sim(p, 8, c, &d), COLLRT_OK, &d, NULL);
   collrt_plan_free(p);
   /* a bounded receive window whose order disagrees with the senders' */
   for (int depth = 0; depth <= 1; ++depth) {

@@ -28,11 +28,11 @@
 coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
 
 // Random order: the same steps, visited in a permutation seeded by the op.
-// Its receives cannot be windowed: the receiver does not know the order.
+// The permutation is shared by all ranks, so receives are windowed too.
 // CHECK-LABEL: sched.plan @alltoall_random
-// CHECK-SAME: fifos = [#sched.fifo<send_depth = 16, recv_depth = 0>]
+// CHECK-SAME: fifos = [#sched.fifo<send_depth = 16, recv_depth = 16>]
 // CHECK: %[[SEED:[a-z0-9_]+]] = sched.const 7
-// CHECK: sched.for %k = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} random(%[[SEED]]) {
+// CHECK: sched.for %k = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} random(%[[SEED]]) shared {
 coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", order = "random", seed = 7}
 
 // The FIFO depth comes from the op.

@@ -58,6 +58,8 @@
  *          % (k+1)]); iterate a[0..n). splitmix64: state += 0x9E3779B97F4A7C15;
  *          z = state; z = (z ^ z>>30) * 0xBF58476D1CE4E5B9;
  *          z = (z ^ z>>27) * 0x94D049BB133111EB; return z ^ z>>31.
+ *          SHARED_RANDOM is the same without "+ rank": every rank visits the
+ *          range in one order, which a receiver can reproduce.
  *   IF     e0 = condition (non-zero = taken)
  *   LET    slot = var, e0 = value          var is visible until the end of
  *                                          the enclosing body
@@ -208,6 +210,7 @@ enum { COLLRT_SIDE_SRC = 0, COLLRT_SIDE_DST = 1 };
 typedef enum collrt_loop_order {
   COLLRT_ORDER_ASCENDING = 0,
   COLLRT_ORDER_RANDOM = 1,
+  COLLRT_ORDER_SHARED_RANDOM = 2,
 } collrt_loop_order_t;
 
 /* Buffers a transfer reads or writes. Offsets and lengths are in bytes. */

@@ -1,5 +1,5 @@
 // Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P3, S1, PH1-PH2,
-// L1-L2, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
+// L1-L3, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
 // constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -327,5 +327,17 @@ sched.plan @after_a2 attributes {collective = "alltoall", algorithm = "custom", 
       // expected-error @+1 {{'sched.after' op (X2) event 'nope' is not declared by the plan}}
       sched.after @nope[%zero]
     }
+  }
+}
+
+// -----
+
+sched.plan @for_l3 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.for' op (L3) 'shared' qualifies a random order}}
+    "sched.for"(%zero, %zero) ({
+    ^bb0(%k: index):
+    }) {shared} : (index, index) -> ()
   }
 }
