@@ -148,8 +148,11 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-/* Sanitizer runtimes call this before they exit on a finding. */
+/* Sanitizer runtimes call this before they exit on a finding (gcc's UBSan
+ * does not, hence abort_on_error: its report then raises SIGABRT). */
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) { return "abort_on_error=1:print_stacktrace=1"; }
 
 static int add(driver_t *d, const uint8_t *p, size_t n) {
   uint8_t *copy = malloc(n ? n : 1);
