@@ -16,7 +16,7 @@
 #include "coll_internal.h"
 #include "diag.h"
 
-enum { COPY_INLINE = 64 * 1024 };
+enum { COPY_INLINE = 64 * 1024, SPIN_POLLS_PER_YIELD = 1024 };
 
 static collrt_status_t mpi_fail(collrt_diag_t *diag, int rc, const char *what,
                                 const collrt_step_t *s) {
@@ -226,6 +226,7 @@ static collrt_status_t check_running(collrt_coll_t *c, const void *out, collrt_d
 static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_t policy,
                            int *done, collrt_diag_t *diag) {
   int block = policy == COLLRT_WAIT_BLOCK;
+  unsigned idle = 0;
   for (;;) {
     int progressed = 0;
     collrt_status_t st = pass(c, block, &progressed, diag);
@@ -238,11 +239,15 @@ static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_
       *done = 1;
       return COLLRT_OK;
     }
-    if (progressed)
+    if (progressed) {
+      idle = 0;
       continue;
+    }
     if (!until_done)
       return COLLRT_OK;
-    if (policy == COLLRT_WAIT_YIELD)
+    /* spin still yields now and then (as MPICH's own wait does), so a rank
+     * that shares its core with another process cannot starve it for long */
+    if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
       sched_yield();
   }
 }

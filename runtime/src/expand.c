@@ -9,8 +9,15 @@
 #include "expr_eval.h"
 #include "plan_internal.h"
 
-/* Bounds the interpretation work of loops that produce no steps. */
-#define MAX_EXECUTED_STMTS (1ull << 28)
+/* Work budgets (plan.h, "Budgets"): a plan that validates can still ask
+ * for absurd work at bind, e.g. 2^24 one-byte sends in a 4-rank plan; it is
+ * refused before anything that size is allocated. */
+#define BUDGET_BASE_STEPS (1ull << 16)
+#define BUDGET_STEPS_PER_RANK 64ull
+#define BUDGET_BYTES_PER_STEP 16ull
+#define BUDGET_STMTS_PER_STEP 16ull
+#define BUDGET_BASE_SCRATCH (1ll << 30)
+#define BUDGET_SCRATCH_PER_BYTE 4ll
 
 /* An executed transfer that produced a step, or was skipped (length 0) but
  * signals an event: the nodes of the dependency graph before resolution. */
@@ -55,6 +62,7 @@ typedef struct expander {
   event_slot_t *events;
   size_t ev_count, ev_cap; /* ev_cap is a power of two or 0 */
   uint64_t executed;
+  uint64_t step_budget, stmt_budget; /* see "Budgets" in plan.h */
   uint32_t epoch;
   int fifo;
   int xfer;        /* statement of the transfer whose body runs, or -1 */
@@ -64,8 +72,9 @@ typedef struct expander {
 static void *vec_push(expander_t *x, vec_t *v, size_t elem, const char *what) {
   if (v->count == v->cap) {
     size_t ncap = v->cap ? 2 * v->cap : 64;
-    if (v->count >= COLLRT_MAX_STEPS) {
-      collrt_diag_set(x->diag, "rank %d: more than %u %s", x->in->rank, COLLRT_MAX_STEPS, what);
+    if (v->count >= x->step_budget) {
+      collrt_diag_set(x->diag, "rank %d: the plan asks for more than %llu %s at P = %d (the bind budget; set COLLRT_STEP_BUDGET to allow more)",
+                      x->in->rank, (unsigned long long)x->step_budget, what, x->in->size);
       return NULL;
     }
     void *n = realloc(v->data, ncap * elem);
@@ -229,8 +238,9 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
   size_t nsrc = x->segs.count - seg_begin, ndst = x->dst_segs.count;
   int64_t len = e[COLLRT_E_LEN];
   if (gsrc || gdst) {
-    int64_t ls = gsrc ? seg_sum(&VEC_AT(x->segs, collrt_seg_t, seg_begin), nsrc) : -1;
-    int64_t ld = gdst ? seg_sum((collrt_seg_t *)x->dst_segs.data, ndst) : -1;
+    /* (no pointer arithmetic on a still-empty vector: NULL + 0 is UB) */
+    int64_t ls = !gsrc ? -1 : nsrc ? seg_sum(&VEC_AT(x->segs, collrt_seg_t, seg_begin), nsrc) : 0;
+    int64_t ld = !gdst ? -1 : ndst ? seg_sum((collrt_seg_t *)x->dst_segs.data, ndst) : 0;
     if (gsrc && gdst && ls != ld) {
       collrt_diag_set(x->diag, "stmt[%u] COPY on rank %d: source segments hold %lld bytes but destination segments %lld",
                       si, rank, (long long)ls, (long long)ld);
@@ -402,9 +412,9 @@ static collrt_status_t run_for(expander_t *x, unsigned si) {
   uint64_t n = (uint64_t)hi - (uint64_t)lo;
   unsigned first = si + 1, end = si + 1 + s->body;
   if (s->buf0 == COLLRT_ORDER_ASCENDING) {
-    if (n > MAX_EXECUTED_STMTS - x->executed) {
-      collrt_diag_set(x->diag, "stmt[%u] FOR on rank %d: %llu iterations exceed the interpretation limit",
-                      si, x->in->rank, (unsigned long long)n);
+    if (n > x->stmt_budget - x->executed) {
+      collrt_diag_set(x->diag, "stmt[%u] FOR on rank %d: %llu iterations exceed the bind budget of %llu statements (COLLRT_STEP_BUDGET)",
+                      si, x->in->rank, (unsigned long long)n, (unsigned long long)x->stmt_budget);
       return COLLRT_ERR_BOUNDS;
     }
     for (int64_t v = lo; v < hi; ++v) {
@@ -416,9 +426,9 @@ static collrt_status_t run_for(expander_t *x, unsigned si) {
   }
   if ((st = eval(x, si, COLLRT_E_SEED, &seed)))
     return st;
-  if (n > COLLRT_MAX_STEPS) {
-    collrt_diag_set(x->diag, "stmt[%u] FOR on rank %d: random range of %llu values exceeds %u",
-                    si, x->in->rank, (unsigned long long)n, COLLRT_MAX_STEPS);
+  if (n > x->step_budget) {
+    collrt_diag_set(x->diag, "stmt[%u] FOR on rank %d: random range of %llu values exceeds the bind budget of %llu (COLLRT_STEP_BUDGET)",
+                    si, x->in->rank, (unsigned long long)n, (unsigned long long)x->step_budget);
     return COLLRT_ERR_BOUNDS;
   }
   int64_t *perm = malloc(n * sizeof *perm);
@@ -450,9 +460,9 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
   collrt_status_t st;
   for (unsigned i = first; i < end; i += 1u + stmts[i].body) {
     const collrt_stmt_t *s = &stmts[i];
-    if (++x->executed > MAX_EXECUTED_STMTS) {
-      collrt_diag_set(x->diag, "stmt[%u] on rank %d: more than %llu statements executed",
-                      i, x->in->rank, (unsigned long long)MAX_EXECUTED_STMTS);
+    if (++x->executed > x->stmt_budget) {
+      collrt_diag_set(x->diag, "stmt[%u] on rank %d: more than %llu statements executed (the bind budget; set COLLRT_STEP_BUDGET to allow more)",
+                      i, x->in->rank, (unsigned long long)x->stmt_budget);
       return COLLRT_ERR_BOUNDS;
     }
     int64_t v;
@@ -486,6 +496,19 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
   return COLLRT_OK;
 }
 
+uint64_t collrt_step_budget(const collrt_expand_input_t *in) {
+  const char *env = getenv("COLLRT_STEP_BUDGET");
+  if (env && *env) {
+    char *end;
+    unsigned long long v = strtoull(env, &end, 0);
+    if (!*end && v > 0)
+      return v < COLLRT_MAX_STEPS ? v : COLLRT_MAX_STEPS;
+  }
+  uint64_t b = BUDGET_BASE_STEPS + BUDGET_STEPS_PER_RANK * (uint64_t)in->size +
+               (uint64_t)(in->send_bytes + in->recv_bytes) / BUDGET_BYTES_PER_STEP;
+  return b < COLLRT_MAX_STEPS ? b : COLLRT_MAX_STEPS;
+}
+
 collrt_status_t collrt_expand(const collrt_plan_t *plan,
                               const collrt_expand_input_t *in,
                               collrt_steps_t *out, collrt_diag_t *diag) {
@@ -509,6 +532,8 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
   x.ctx.vars = x.vars;
   x.buf_bytes[COLLRT_BUF_SEND] = in->send_bytes;
   x.buf_bytes[COLLRT_BUF_RECV] = in->recv_bytes;
+  x.step_budget = collrt_step_budget(in);
+  x.stmt_budget = BUDGET_STMTS_PER_STEP * x.step_budget;
   collrt_status_t st = COLLRT_OK;
   int64_t scratch = 0;
   if (plan->desc.scratch_expr != COLLRT_EXPR_NONE) {
@@ -520,6 +545,16 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
     }
     if (scratch < 0) {
       collrt_diag_set(diag, "scratch_expr on rank %d is %lld bytes, negative", in->rank, (long long)scratch);
+      st = COLLRT_ERR_BOUNDS;
+      goto out;
+    }
+    int64_t data = in->send_bytes + in->recv_bytes;
+    int64_t scratch_budget = BUDGET_BASE_SCRATCH > BUDGET_SCRATCH_PER_BYTE * data
+                                 ? BUDGET_BASE_SCRATCH
+                                 : BUDGET_SCRATCH_PER_BYTE * data;
+    if (scratch > scratch_budget) {
+      collrt_diag_set(diag, "scratch_expr on rank %d asks for %lld bytes, more than the bind budget of %lld (max(1 GiB, 4 x the %lld bytes of the user's buffers))",
+                      in->rank, (long long)scratch, (long long)scratch_budget, (long long)data);
       st = COLLRT_ERR_BOUNDS;
       goto out;
     }

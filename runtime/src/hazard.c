@@ -92,7 +92,8 @@ collrt_status_t collrt_check_hazards(const collrt_steps_t *ss, int rank, collrt_
         goto nomem;
     }
   }
-  qsort(h.acc, h.nacc, sizeof *h.acc, cmp_access);
+  if (h.nacc) /* qsort of a NULL array is undefined even for 0 entries */
+    qsort(h.acc, h.nacc, sizeof *h.acc, cmp_access);
   for (size_t a = 0; a < h.nacc && !st; ++a) {
     const access_t *x = &h.acc[a];
     for (size_t b = a + 1; b < h.nacc && h.acc[b].buf == x->buf && h.acc[b].lo < x->hi; ++b) {

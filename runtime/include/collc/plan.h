@@ -137,6 +137,15 @@ void collrt_steps_free(collrt_steps_t *steps);
 /* Upper bound on steps per rank; larger expansions fail with ERR_BOUNDS. */
 #define COLLRT_MAX_STEPS (1u << 26)
 
+/* Budgets. A plan that validates may still ask for absurd work at bind; the
+ * expansion refuses it, with a message, before allocating that much:
+ *   steps (and segments, waits, dependencies) per rank
+ *       <= 2^16 + 64 P + (send bytes + receive bytes) / 16,
+ *   statements executed <= 16 x that, scratch bytes <= max(1 GiB, 4 x the
+ *   user's send + receive bytes). COLLRT_STEP_BUDGET=N sets the step budget
+ *   (up to COLLRT_MAX_STEPS) for plans that really need more. */
+uint64_t collrt_step_budget(const collrt_expand_input_t *input);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,9 @@
  *
  *   spin   poll MPI again at once. Right when every rank has a core: the
  *          next message of a chain is handled the moment it lands, as MPI's
- *          own (busy-polling) collectives do.
+ *          own (busy-polling) collectives do; like MPICH's own wait, it
+ *          yields once every 1024 idle polls, so a daemon or another job
+ *          sharing the core is not starved.
  *   yield  poll, then sched_yield(). Right on an oversubscribed node: the core
  *          goes to a peer that must make progress first, and comes back as
  *          soon as the scheduler has nothing better. Never sleeps, so a rank
