@@ -148,7 +148,7 @@ static void check_steps(const collrt_steps_t *s, const collrt_expand_input_t *in
     int msg = t->kind == COLLRT_STEP_SEND || t->kind == COLLRT_STEP_RECV;
     if (!msg && t->kind != COLLRT_STEP_COPY)
       broken("rank %d of %d, step %zu: kind %u", in->rank, in->size, i, t->kind);
-    if (msg && (t->peer < 0 || t->peer >= in->size || t->tag < 0 || t->tag > 32767))
+    if (msg && (t->peer < 0 || t->peer >= in->size || t->tag < 0))
       broken("rank %d of %d, step %zu (stmt %u): peer %d, tag %d", in->rank, in->size, i,
              t->stmt, t->peer, t->tag);
     if ((uint64_t)t->dep_begin + t->ndeps > s->ndeps)

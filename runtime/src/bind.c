@@ -227,12 +227,22 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     c->buf[COLLRT_BUF_SEND] = (uint8_t *)(uintptr_t)a->sendbuf;
     c->buf[COLLRT_BUF_RECV] = a->recvbuf;
     c->buf[COLLRT_BUF_SCRATCH] = malloc(c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1);
-    c->reqs = malloc((n + 1) * sizeof *c->reqs);
-    c->req_step = malloc((n + 1) * sizeof *c->req_step);
-    c->indices = malloc((n + 1) * sizeof *c->indices);
-    c->statuses = malloc((n + 1) * sizeof *c->statuses);
-    c->copy_step = malloc((n + 1) * sizeof *c->copy_step);
-    c->copy_done = malloc((n + 1) * sizeof *c->copy_done);
+    /* Requests in flight never exceed the FIFO windows (unless a window is
+     * unbounded), nor copies under way the copy steps: size the engine's
+     * arrays by that, not by every step. */
+    size_t nreq = 0, ncopy = 0;
+    for (int f = 0; f < d->nfifos; ++f)
+      nreq += d->fifos[f].recv_depth ? (size_t)d->fifos[f].send_depth + d->fifos[f].recv_depth : n;
+    if (nreq > n)
+      nreq = n;
+    for (size_t i = 0; i < n; ++i)
+      ncopy += c->steps.steps[i].kind == COLLRT_STEP_COPY;
+    c->reqs = malloc((nreq + 1) * sizeof *c->reqs);
+    c->req_step = malloc((nreq + 1) * sizeof *c->req_step);
+    c->indices = malloc((nreq + 1) * sizeof *c->indices);
+    c->statuses = malloc((nreq + 1) * sizeof *c->statuses);
+    c->copy_step = malloc((ncopy + 1) * sizeof *c->copy_step);
+    c->copy_done = malloc((ncopy + 1) * sizeof *c->copy_done);
     if (a->flags & COLLRT_BIND_TRACE) {
       c->t_issue = calloc(n + 1, sizeof *c->t_issue);
       c->t_done = calloc(n + 1, sizeof *c->t_done);

@@ -88,6 +88,16 @@ static void *vec_push(expander_t *x, vec_t *v, size_t elem, const char *what) {
   return (char *)v->data + elem * v->count++;
 }
 
+static void vec_trim(vec_t *v, size_t elem) {
+  if (v->count && v->count < v->cap) {
+    void *n = realloc(v->data, v->count * elem);
+    if (n) { /* on failure the larger array stays valid */
+      v->data = n;
+      v->cap = v->count;
+    }
+  }
+}
+
 #define VEC_AT(v, type, k) (((type *)(v).data)[k])
 
 /* splitmix64 (Steele, Lea, Flood 2014); see the FOR comment of plan_format.h */
@@ -286,7 +296,7 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
                                             : COLLRT_STEP_COPY;
     p->fifo = (uint8_t)x->fifo;
     p->buf = gsrc ? 0 : s->buf0;
-    p->len = len;
+    p->len = (int32_t)len;
     p->stmt = (uint16_t)si;
     p->seg_begin = (uint32_t)seg_begin;
     p->nsrc = (uint32_t)nsrc;
@@ -299,7 +309,7 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
       p->tag = -1;
     } else {
       p->peer = (int32_t)e[COLLRT_E_PEER];
-      p->tag = (int32_t)e[COLLRT_E_TAG];
+      p->tag = (int16_t)e[COLLRT_E_TAG];
       p->off = gsrc ? 0 : e[COLLRT_E_OFF];
     }
     produced = (int32_t)(x->steps.count - 1);
@@ -563,6 +573,10 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
   x.xfer = -1;
   if ((st = run_body(&x, 0, plan->desc.nstmts)) || (st = resolve_all(&x)))
     goto out;
+  /* growth doubled the arrays; a bound collective keeps them, so trim */
+  vec_trim(&x.steps, sizeof(collrt_step_t));
+  vec_trim(&x.deps, sizeof(uint32_t));
+  vec_trim(&x.segs, sizeof(collrt_seg_t));
   out->steps = x.steps.data;
   out->count = x.steps.count;
   out->deps = x.deps.data;

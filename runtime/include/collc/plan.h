@@ -65,17 +65,19 @@ typedef struct collrt_seg {
   uint8_t buf; /* collrt_buffer_t */
 } collrt_seg_t;
 
+/* 56 bytes: bind keeps one per step of this rank (plus 5 B of queue state
+ * and 4 B per dependency), so its size is the per-step memory of a bind. */
 typedef struct collrt_step {
   uint8_t kind;
   uint8_t fifo;
   uint8_t buf;      /* SEND/COPY: source buffer; RECV: destination (unless gathered) */
   uint8_t dst_buf;  /* COPY only (unless its destination is gathered) */
   int32_t peer;     /* SEND/RECV */
-  int32_t tag;      /* SEND/RECV, 0 <= tag <= 32767 */
+  int32_t len;      /* 1 .. INT_MAX (zero-length transfers produce no step) */
+  int16_t tag;      /* SEND/RECV, 0 <= tag <= 32767 */
   uint16_t stmt;    /* statement that produced it, for diagnostics */
   int64_t off;      /* offset in buf (contiguous side) */
   int64_t dst_off;  /* COPY only (contiguous destination) */
-  int64_t len;      /* > 0 (zero-length transfers produce no step) */
   uint32_t dep_begin, ndeps; /* steps this one waits for: deps[dep_begin ..] */
   uint32_t seg_begin;        /* segments: segs[seg_begin ..] */
   uint32_t nsrc;   /* segments of the message / COPY source; 0 = contiguous */
