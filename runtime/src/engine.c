@@ -76,7 +76,7 @@ static void advance_copies(collrt_coll_t *c, int trace) {
 }
 
 /* Starts every step the queues allow (an inline copy completes at once and
- * may release more); returns 1 if any started. */
+ * may release more); *issued = 1 if any started. */
 static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
                                    collrt_diag_t *diag) {
   size_t i;
