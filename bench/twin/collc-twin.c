@@ -4,7 +4,7 @@
  *   mpiexec -n P collc-twin PLAN [--bytes N] [--counts DIST] [--seed S]
  *       [--iters N] [--warmup N] [--verify N] [--corrupt runtime|twin]
  *
- * Data and counts are collc-run's (bench/common/workload.h): the same
+ * Data and counts are collc-run's (tools/common/workload.h): the same
  * --bytes/--counts/--seed give the same messages.
  *
  * The twin is the honest reference for the runtime's interpreter overhead:

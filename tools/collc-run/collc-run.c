@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "collc/collrt.h"
+#include "workload.h"
 
 /* Under SimGrid SMPI, buffers may be folded across simulated ranks so that
  * runs too large for the host's memory can still be timed. */
@@ -62,26 +63,22 @@
 #define BUF_FREE(shared, p) free(p)
 #endif
 
-typedef enum { D_REGULAR, D_BCAST, D_SPIKE, D_HALF, D_LINEAR, D_GEOMETRIC, D_RANDOM } dist_t;
-static const char *dist_names[] = {"regular", "bcast", "spike", "half", "linear", "geometric", "random"};
-
 typedef struct options {
   const char *plan;
   long long bytes;
   int iters, warmup, check, native, verify_counts, native_only, digest, shared;
-  dist_t dist;
+  wl_dist_t dist;
   unsigned long long seed;
   const char *comm, *trace;
 } options_t;
 
+/* The counts and layout (tools/common/workload.h) and this rank's buffers. */
 typedef struct bufs {
-  int P, rank;
+  wl_t w;
   uint8_t *send, *recv, *ref;
-  size_t send_len, recv_len;
-  int *sc, *sd, *rc, *rd; /* bytes */
-  int count;              /* alltoall block / allgatherv sendcount */
 } bufs_t;
 
+/* splitmix64 (Steele, Lea, Flood 2014), for the digest */
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -89,104 +86,32 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-static long long dist_value(const options_t *o, int P, int i) {
-  long long N = o->bytes;
-  switch (o->dist) {
-  case D_REGULAR: return N;
-  case D_BCAST: return i == 0 ? N : 0;
-  case D_SPIKE: return i == P / 2 ? N : 1;
-  case D_HALF: return i % 2 ? 0 : N;
-  case D_LINEAR: return N * (i + 1) / P;
-  case D_GEOMETRIC: return i >= 63 ? 0 : N >> i;
-  case D_RANDOM: {
-    uint64_t r = splitmix64(o->seed * 0x100000001B3ull + (uint64_t)i);
-    return (r & 3) == 0 || N == 0 ? 0 : 1 + (long long)((r >> 2) % (uint64_t)N);
-  }
-  }
-  return N;
-}
-
-static int pair_count(const options_t *o, int P, int s, int d) {
-  int idx = (o->dist == D_BCAST || o->dist == D_SPIKE) ? s : (s + d) % P;
-  return (int)dist_value(o, P, idx);
-}
-
-/* Reverse rank order with gaps of 1..3 bytes; returns the extent. */
-static size_t layout(int P, const int *counts, int *displs) {
-  size_t off = 1;
-  for (int j = P - 1; j >= 0; --j) {
-    displs[j] = (int)off;
-    off += (size_t)counts[j] + 1 + (size_t)(j % 3);
-  }
-  return off;
-}
-
-static uint8_t pattern(int rank, size_t off, int iter) {
-  return (uint8_t)(splitmix64(((uint64_t)rank << 40) ^ ((uint64_t)iter << 32) ^ off) >> 56);
-}
-
 static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
   memset(b, 0, sizeof *b);
-  MPI_Comm_size(comm, &b->P);
-  MPI_Comm_rank(comm, &b->rank);
-  int P = b->P, r = b->rank;
-  b->sc = calloc((size_t)P, sizeof(int));
-  b->sd = calloc((size_t)P, sizeof(int));
-  b->rc = calloc((size_t)P, sizeof(int));
-  b->rd = calloc((size_t)P, sizeof(int));
-  if (!b->sc || !b->sd || !b->rc || !b->rd)
+  if (wl_init(&b->w, op, comm, o->bytes, o->dist, o->seed))
     return -1;
-  if (op == COLLRT_OP_ALLTOALL) {
-    b->count = (int)o->bytes;
-    b->send_len = b->recv_len = (size_t)P * (size_t)o->bytes;
-  } else if (op == COLLRT_OP_ALLTOALLV) {
-    for (int j = 0; j < P; ++j) {
-      b->sc[j] = pair_count(o, P, r, j);
-      b->rc[j] = pair_count(o, P, j, r);
-    }
-    b->send_len = layout(P, b->sc, b->sd);
-    b->recv_len = layout(P, b->rc, b->rd);
-  } else {
-    for (int j = 0; j < P; ++j)
-      b->rc[j] = (int)dist_value(o, P, j);
-    b->count = b->rc[r];
-    b->send_len = (size_t)b->count;
-    b->recv_len = layout(P, b->rc, b->rd);
-  }
-  b->send = BUF_ALLOC(o->shared, b->send_len + 1);
-  b->recv = BUF_ALLOC(o->shared, b->recv_len + 1);
+  b->send = BUF_ALLOC(o->shared, b->w.send_len + 1);
+  b->recv = BUF_ALLOC(o->shared, b->w.recv_len + 1);
   /* --native-only: the native collective writes straight into recv */
-  b->ref = o->native_only ? b->recv : BUF_ALLOC(o->shared, b->recv_len + 1);
+  b->ref = o->native_only ? b->recv : BUF_ALLOC(o->shared, b->w.recv_len + 1);
   if (!b->send || !b->recv || !b->ref)
     return -1;
   if (o->shared)
     return 0; /* contents are meaningless once folded */
-  for (size_t k = 0; k < b->send_len; ++k)
-    b->send[k] = pattern(r, k, 0);
-  memset(b->recv, 0xA5, b->recv_len);
+  wl_fill_send(&b->w, b->send, 0);
+  memset(b->recv, 0xA5, b->w.recv_len);
   return 0;
 }
 
 static void fill(bufs_t *b, int iter) {
-  for (size_t k = 0; k < b->send_len; ++k)
-    b->send[k] = pattern(b->rank, k, iter);
+  wl_fill_send(&b->w, b->send, iter);
   /* identical, position-dependent pre-fill: untouched gaps must stay equal */
-  for (size_t k = 0; k < b->recv_len; ++k)
-    b->recv[k] = b->ref[k] = (uint8_t)(0x5A ^ k ^ (size_t)iter);
+  wl_prefill_recv(&b->w, b->recv, iter);
+  wl_prefill_recv(&b->w, b->ref, iter);
 }
 
-static int native(int op, const bufs_t *b, uint8_t *out, MPI_Comm comm) {
-  /* MPICH 4.0.2's MPI_Allgatherv on a one-rank communicator ignores displs
-   * (it copies to offset 0); do what the standard says instead. */
-  if (op == COLLRT_OP_ALLGATHERV && b->P == 1) {
-    memcpy(out + b->rd[0], b->send, (size_t)b->count);
-    return MPI_SUCCESS;
-  }
-  if (op == COLLRT_OP_ALLTOALL)
-    return MPI_Alltoall(b->send, b->count, MPI_BYTE, out, b->count, MPI_BYTE, comm);
-  if (op == COLLRT_OP_ALLTOALLV)
-    return MPI_Alltoallv(b->send, b->sc, b->sd, MPI_BYTE, out, b->rc, b->rd, MPI_BYTE, comm);
-  return MPI_Allgatherv(b->send, b->count, MPI_BYTE, out, b->rc, b->rd, MPI_BYTE, comm);
+static int native(const bufs_t *b, uint8_t *out, MPI_Comm comm) {
+  return wl_native(&b->w, b->send, out, comm);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -220,15 +145,10 @@ static int parse(int argc, char **argv, options_t *o) {
     else if (!strcmp(a, "--comm") && v) o->comm = v;
     else if (!strcmp(a, "--trace") && v) o->trace = v;
     else if (!strcmp(a, "--counts") && v) {
-      size_t k;
-      for (k = 0; k < sizeof dist_names / sizeof *dist_names; ++k)
-        if (!strcmp(v, dist_names[k]))
-          break;
-      if (k == sizeof dist_names / sizeof *dist_names) {
+      if (wl_dist_parse(v, &o->dist)) {
         fprintf(stderr, "collc-run: error: unknown --counts '%s'\n", v);
         return -1;
       }
-      o->dist = (dist_t)k;
     } else {
       takes = 0;
       if (!strcmp(a, "--check")) o->check = 1;
@@ -283,7 +203,7 @@ static uint64_t fnv1a(const uint8_t *p, size_t n) {
  * XOR (world rank 0 prints). */
 static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wrank) {
   const uint8_t *out = native_only ? b->ref : b->recv;
-  unsigned long long h = splitmix64(fnv1a(out, b->recv_len) ^ (uint64_t)b->rank), all = 0;
+  unsigned long long h = splitmix64(fnv1a(out, b->w.recv_len) ^ (uint64_t)b->w.rank), all = 0;
   MPI_Reduce(&h, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, comm);
   if (wrank == 0)
     printf("digest=%016llx\n", all);
@@ -291,7 +211,7 @@ static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wr
 
 /* One timed run of the plan (c != NULL) or of the native collective: the
  * maximum over ranks of Barrier-separated start+wait, in microseconds. */
-static double timed_run(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm) {
+static double timed_run(collrt_coll_t *c, const bufs_t *b, MPI_Comm comm) {
   collrt_diag_t diag;
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
@@ -300,7 +220,7 @@ static double timed_run(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm
     st = collrt_start(c, &diag);
     if (!st)
       st = collrt_wait(c, &diag);
-  } else if (native(op, b, b->ref, comm) != MPI_SUCCESS) {
+  } else if (native(b, b->ref, comm) != MPI_SUCCESS) {
     st = COLLRT_ERR_MPI;
     snprintf(diag.message, sizeof diag.message, "native collective failed");
   }
@@ -316,15 +236,15 @@ static double timed_run(collrt_coll_t *c, int op, const bufs_t *b, MPI_Comm comm
 /* Times `iters` runs after `warmup`. With --native the plan and the native
  * collective alternate run by run, so drift in the machine's state (noise,
  * clock, caches) hits both alike and the ratio is fair. */
-static void time_runs(collrt_coll_t *c, int with_native, int op, const bufs_t *b,
+static void time_runs(collrt_coll_t *c, int with_native, const bufs_t *b,
                       MPI_Comm comm, int iters, int warmup, double *tc, double *tn) {
   for (int it = -warmup; it < iters; ++it) {
-    double t = timed_run(c, op, b, comm);
+    double t = timed_run(c, b, comm);
     if (it >= 0)
       tc[it] = t;
     if (!with_native)
       continue;
-    t = timed_run(NULL, op, b, comm);
+    t = timed_run(NULL, b, comm);
     if (it >= 0)
       tn[it] = t;
   }
@@ -384,12 +304,12 @@ int main(int argc, char **argv) {
   if (o.native_only)
     st = COLLRT_OK;
   else if (op == COLLRT_OP_ALLTOALL)
-    st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.count, MPI_BYTE, flags, &coll, &diag);
+    st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.w.count, MPI_BYTE, flags, &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALLV)
-    st = collrt_bind_alltoallv(plan, comm, b.send, b.sc, b.sd, b.recv, b.rc, b.rd, MPI_BYTE,
+    st = collrt_bind_alltoallv(plan, comm, b.send, b.w.sc, b.w.sd, b.recv, b.w.rc, b.w.rd, MPI_BYTE,
                                flags, &coll, &diag);
   else
-    st = collrt_bind_allgatherv(plan, comm, b.send, b.count, b.recv, b.rc, b.rd, MPI_BYTE,
+    st = collrt_bind_allgatherv(plan, comm, b.send, b.w.count, b.recv, b.w.rc, b.w.rd, MPI_BYTE,
                                 flags, &coll, &diag);
   /* Bind errors are collective within `comm`. Print the first rank that has
    * its own diagnostic, and world rank 0 (which may only know who failed). */
@@ -418,11 +338,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "collc-run: error: %s: %s\n", collrt_strerror(st), diag.message);
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
-      if (native(op, &b, b.ref, comm) != MPI_SUCCESS) {
+      if (native(&b, b.ref, comm) != MPI_SUCCESS) {
         fprintf(stderr, "collc-run: error: native collective failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
-      for (size_t k = 0; k < b.recv_len; ++k)
+      for (size_t k = 0; k < b.w.recv_len; ++k)
         if (b.recv[k] != b.ref[k]) {
           fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: receive buffer offset %zu holds 0x%02x, MPI gives 0x%02x\n",
                   rank, wrank, it + 1, k, b.recv[k], b.ref[k]);
@@ -440,7 +360,7 @@ int main(int argc, char **argv) {
     }
     if (wrank == 0)
       printf("check ok: op=%s alg=%s P=%d bytes=%lld counts=%s comm=%s runs=%d\n", opname, alg,
-             P, o.bytes, dist_names[o.dist], o.comm, runs);
+             P, o.bytes, wl_dist_name(o.dist), o.comm, runs);
   }
 
   double *tc = malloc((size_t)o.iters * sizeof *tc), *tn = malloc((size_t)o.iters * sizeof *tn);
@@ -451,9 +371,9 @@ int main(int argc, char **argv) {
   if (!o.shared)
     fill(&b, o.digest ? 1 : 0); /* --digest: the data of --check's first run */
   if (o.native_only)
-    time_runs(NULL, 0, op, &b, comm, o.iters, o.warmup, tn, NULL);
+    time_runs(NULL, 0, &b, comm, o.iters, o.warmup, tn, NULL);
   else
-    time_runs(coll, o.native, op, &b, comm, o.iters, o.warmup, tc, tn);
+    time_runs(coll, o.native, &b, comm, o.iters, o.warmup, tc, tn);
   if (o.trace) {
     char path[4096];
     if (!strcmp(o.comm, "split"))
@@ -468,17 +388,17 @@ int main(int argc, char **argv) {
   if (wrank == 0 && o.native_only) {
     qsort(tn, (size_t)o.iters, sizeof *tn, cmp_double);
     printf("op=%s alg=native impl=mpi P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f\n",
-           opname, P, o.bytes, dist_names[o.dist], o.iters, tn[o.iters / 2], tn[0]);
+           opname, P, o.bytes, wl_dist_name(o.dist), o.iters, tn[o.iters / 2], tn[0]);
   } else if (wrank == 0) {
     qsort(tc, (size_t)o.iters, sizeof *tc, cmp_double);
     double mc = tc[o.iters / 2];
     printf("op=%s alg=%s impl=collc P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f\n",
-           opname, alg, P, o.bytes, dist_names[o.dist], o.iters, mc, tc[0]);
+           opname, alg, P, o.bytes, wl_dist_name(o.dist), o.iters, mc, tc[0]);
     if (o.native) {
       qsort(tn, (size_t)o.iters, sizeof *tn, cmp_double);
       double mn = tn[o.iters / 2];
       printf("op=%s alg=%s impl=mpi P=%d bytes=%lld counts=%s iters=%d median_us=%.2f min_us=%.2f ratio=%.3f\n",
-             opname, alg, P, o.bytes, dist_names[o.dist], o.iters, mn, tn[0], mn > 0 ? mc / mn : 0.0);
+             opname, alg, P, o.bytes, wl_dist_name(o.dist), o.iters, mn, tn[0], mn > 0 ? mc / mn : 0.0);
     }
   }
   if (o.digest)
@@ -491,10 +411,7 @@ int main(int argc, char **argv) {
   BUF_FREE(o.shared, b.recv);
   if (!o.native_only)
     BUF_FREE(o.shared, b.ref);
-  free(b.sc);
-  free(b.sd);
-  free(b.rc);
-  free(b.rd);
+  wl_free(&b.w);
   if (comm != MPI_COMM_WORLD)
     MPI_Comm_free(&comm);
   int any_failed = 0;

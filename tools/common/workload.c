@@ -1,5 +1,5 @@
-/* collc-run's data conventions (tools/collc-run/collc-run.c), shared by the
- * benchmarks. */
+/* collc-run's data conventions (tools/collc-run/collc-run.c), shared with
+ * the benchmarks. */
 #include "workload.h"
 
 #include <stdlib.h>

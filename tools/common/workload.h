@@ -1,9 +1,10 @@
-/* The data of tools/collc-run, for the benchmarks that must reproduce it:
- * count distributions, buffer layout and byte patterns. collc-run's header
- * comment is the specification; a benchmark built on this header runs the
- * same messages as `collc-run --bytes N --counts D --seed S`. */
-#ifndef COLLC_BENCH_WORKLOAD_H
-#define COLLC_BENCH_WORKLOAD_H
+/* The data collc-run runs plans on, shared with the benchmarks that must
+ * reproduce it (collc-twin): count distributions, buffer layout and byte
+ * patterns. collc-run's header comment is the specification; a tool built on
+ * this header runs the same messages as
+ * `collc-run --bytes N --counts D --seed S`. */
+#ifndef COLLC_TOOLS_WORKLOAD_H
+#define COLLC_TOOLS_WORKLOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
