@@ -41,4 +41,39 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
   }];
 }
 
+// An algorithm with its options, e.g. #coll.algorithm<"direct", {order =
+// "random", seed = 42 : i64}>: the options belong to the algorithm, so a
+// new algorithm brings its own without touching the collective ops.
+// Constraints (checked by AlgorithmAttr::verify, one table in
+// CollDialect.cpp):
+//   (A1) name is "auto" or an algorithm of the table
+//   (A2) every option is one the algorithm takes ("auto": one some
+//        algorithm takes; selection keeps those of the winner)
+//   (A3) every option value has the option's type and range
+def Coll_AlgorithmAttr : AttrDef<Coll_Dialect, "Algorithm"> {
+  let mnemonic = "algorithm";
+  let summary = "an algorithm and its options";
+  let parameters = (ins
+    StringRefParameter<"algorithm name">:$name,
+    OptionalParameter<"mlir::DictionaryAttr">:$options
+  );
+  let assemblyFormat = "`<` $name (`,` $options^)? `>`";
+  let genVerifyDecl = 1;
+  // An algorithm by name, without options (the ops' default is "auto").
+  let constBuilderCall =
+      "::collc::coll::AlgorithmAttr::get($_builder.getContext(), $0, nullptr)";
+  let extraClassDeclaration = [{
+    /// An integer option, if set.
+    std::optional<int64_t> getInt(llvm::StringRef option) const;
+    /// A string option, or `otherwise`.
+    llvm::StringRef getString(llvm::StringRef option,
+                              llvm::StringRef otherwise) const;
+    /// The same options under another algorithm's name, keeping only those
+    /// that algorithm takes.
+    AlgorithmAttr selectAs(llvm::StringRef algorithm) const;
+    /// Whether `algorithm` takes `option` (the table of A2).
+    static bool takes(llvm::StringRef algorithm, llvm::StringRef option);
+  }];
+}
+
 #endif // COLLC_COLL_ATTRS_TD

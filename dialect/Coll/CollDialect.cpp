@@ -6,6 +6,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "collc/plan_format.h"
+
 using namespace mlir;
 using namespace collc::coll;
 
@@ -71,4 +73,94 @@ int64_t TopologyAttr::getLongestDim() const {
   for (int64_t extent : getShape())
     longest = std::max(longest, extent);
   return longest;
+}
+
+namespace {
+/// The options each algorithm takes (constraint A2) and their kind (A3).
+struct OptionSpec {
+  llvm::StringLiteral algorithm, option;
+  enum Kind { Order, Seed, Positive, Depth } kind;
+};
+constexpr OptionSpec kOptions[] = {
+    {"direct", "order", OptionSpec::Order},
+    {"direct", "seed", OptionSpec::Seed},
+    {"direct", "fifo_depth", OptionSpec::Depth},
+    {"blocked-ring", "block_bytes", OptionSpec::Positive},
+    {"blocked-ring", "fifo_depth", OptionSpec::Depth},
+};
+} // namespace
+
+bool AlgorithmAttr::takes(StringRef algorithm, StringRef option) {
+  for (const OptionSpec &o : kOptions)
+    if (o.option == option && (algorithm == "auto" || o.algorithm == algorithm))
+      return true;
+  return false;
+}
+
+LogicalResult
+AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef name, DictionaryAttr options) {
+  // Names come from the one table of plan_format.h (COLLRT_ALGORITHMS).
+  bool known = name == "auto";
+#define COLLC_X_NAME(NAME, ID, SPELLING) known |= name == SPELLING;
+  COLLRT_ALGORITHMS(COLLC_X_NAME)
+#undef COLLC_X_NAME
+  if (!known)
+    return emitError() << "(A1) algorithm '" << name << "' is not known";
+  if (!options)
+    return success();
+  for (NamedAttribute option : options) {
+    StringRef key = option.getName().getValue();
+    if (!takes(name, key))
+      return emitError() << "(A2) algorithm " << name
+                         << " takes no option '" << key << "'";
+    for (const OptionSpec &o : kOptions) {
+      if (o.option != key)
+        continue;
+      auto str = llvm::dyn_cast<StringAttr>(option.getValue());
+      auto num = llvm::dyn_cast<IntegerAttr>(option.getValue());
+      int64_t v = num ? num.getValue().getSExtValue() : 0;
+      if (o.kind == OptionSpec::Order) {
+        if (!str || (str.getValue() != "shift" && str.getValue() != "random"))
+          return emitError() << "(A3) order must be \"shift\" or \"random\", got "
+                             << option.getValue();
+      } else if (!num) {
+        return emitError() << "(A3) " << key << " must be an integer, got "
+                           << option.getValue();
+      } else if (o.kind == OptionSpec::Positive && v < 1) {
+        return emitError() << "(A3) " << key << " is " << v
+                           << "; it must be >= 1";
+      } else if (o.kind == OptionSpec::Depth && (v < 1 || v > 65535)) {
+        return emitError() << "(A3) " << key << " is " << v
+                           << "; it must be in [1, 65535]";
+      }
+      break;
+    }
+  }
+  return success();
+}
+
+std::optional<int64_t> AlgorithmAttr::getInt(StringRef option) const {
+  if (DictionaryAttr options = getOptions())
+    if (auto value = options.getAs<IntegerAttr>(option))
+      return value.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+StringRef AlgorithmAttr::getString(StringRef option, StringRef otherwise) const {
+  if (DictionaryAttr options = getOptions())
+    if (auto value = options.getAs<StringAttr>(option))
+      return value.getValue();
+  return otherwise;
+}
+
+AlgorithmAttr AlgorithmAttr::selectAs(StringRef algorithm) const {
+  SmallVector<NamedAttribute> kept;
+  if (DictionaryAttr options = getOptions())
+    for (NamedAttribute option : options)
+      if (takes(algorithm, option.getName().getValue()))
+        kept.push_back(option);
+  DictionaryAttr dict =
+      kept.empty() ? DictionaryAttr() : DictionaryAttr::get(getContext(), kept);
+  return AlgorithmAttr::get(getContext(), algorithm, dict);
 }

@@ -9,9 +9,7 @@ include "mlir/IR/SymbolInterfaces.td"
 // Constraints shared by every collective (verifyCollective in CollOps.cpp):
 //   (C1) min_bytes <= max_bytes, both >= 0
 //   (C2) algorithm is "auto" or one this op supports
-//   (C3) order ("shift" | "random") and seed only with algorithm direct/auto
-//   (C4) block_bytes >= 1, and only with algorithm blocked-ring/auto
-//   (C5) 1 <= fifo_depth <= 65535
+// The algorithm's options are checked by #coll.algorithm (A1-A3).
 class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
     : Coll_Op<mnemonic, [Symbol]> {
   let arguments = (ins
@@ -19,11 +17,7 @@ class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
     Coll_TopologyAttr:$topology,
     DefaultValuedAttr<I64Attr, "0">:$min_bytes,
     DefaultValuedAttr<I64Attr, "4096">:$max_bytes,
-    DefaultValuedAttr<StrAttr, "\"auto\"">:$algorithm,
-    DefaultValuedAttr<StrAttr, "\"shift\"">:$order,
-    DefaultValuedAttr<I64Attr, "1">:$seed,
-    OptionalAttr<I64Attr>:$block_bytes,
-    OptionalAttr<I64Attr>:$fifo_depth
+    DefaultValuedAttr<Coll_AlgorithmAttr, "\"auto\"">:$algorithm
   );
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;

@@ -17,19 +17,26 @@ template <typename OpTy>
 static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
                     StringRef name, coll::TopologyAttr topology) {
   const CollectiveSpec &c = spec.collective;
-  auto op = builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
-                                 builder.getI64IntegerAttr(c.minBytes.value_or(
-                                     c.maxBytes.value_or(4096))),
-                                 builder.getI64IntegerAttr(
-                                     c.maxBytes.value_or(4096)),
-                                 builder.getStringAttr(c.algorithm),
-                                 builder.getStringAttr(c.order),
-                                 builder.getI64IntegerAttr(c.seed),
-                                 IntegerAttr(), IntegerAttr());
+  // The spec's algorithm options travel with the algorithm; with "auto",
+  // selection keeps those the chosen algorithm takes.
+  SmallVector<NamedAttribute> options;
+  if (c.order != "shift") {
+    options.push_back(builder.getNamedAttr("order", builder.getStringAttr(c.order)));
+    options.push_back(builder.getNamedAttr(
+        "seed", builder.getI64IntegerAttr(static_cast<int64_t>(c.seed))));
+  }
   if (c.blockBytes)
-    op.setBlockBytesAttr(builder.getI64IntegerAttr(*c.blockBytes));
+    options.push_back(
+        builder.getNamedAttr("block_bytes", builder.getI64IntegerAttr(*c.blockBytes)));
   if (c.fifoDepth)
-    op.setFifoDepthAttr(builder.getI64IntegerAttr(*c.fifoDepth));
+    options.push_back(
+        builder.getNamedAttr("fifo_depth", builder.getI64IntegerAttr(*c.fifoDepth)));
+  auto algorithm = coll::AlgorithmAttr::get(
+      builder.getContext(), c.algorithm,
+      options.empty() ? DictionaryAttr() : builder.getDictionaryAttr(options));
+  builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
+                       builder.getI64IntegerAttr(c.minBytes.value_or(c.maxBytes.value_or(4096))),
+                       builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm);
 }
 
 OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,

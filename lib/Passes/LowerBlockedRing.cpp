@@ -54,7 +54,8 @@ Value blockSizeFormula(ScheduleBuilder &b, coll::TopologyAttr topology) {
 
 void lowerBlockedRing(coll::AllgathervOp op) {
   OpBuilder builder(op);
-  int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultRingDepth;
+  coll::AlgorithmAttr options = op.getAlgorithm();
+  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultRingDepth);
   // Blocks arrive from one neighbour in the order it sends them, so a
   // bounded receive window loses nothing; it keeps the engine's per-poll work
   // at O(depth) where all ceil(m/B) receives would otherwise be posted.
@@ -63,9 +64,9 @@ void lowerBlockedRing(coll::AllgathervOp op) {
   createPlanFor(builder, op, "allgatherv", "blocked-ring", {fifo},
                 {"arrived"});
   ScheduleBuilder b(builder, op.getLoc());
-  Value blockBytes = op.getBlockBytes()
-                         ? b.c(static_cast<int64_t>(*op.getBlockBytes()))
-                         : blockSizeFormula(b, op.getTopology());
+  std::optional<int64_t> fixedBlock = options.getInt("block_bytes");
+  Value blockBytes = fixedBlock ? b.c(*fixedBlock)
+                                : blockSizeFormula(b, op.getTopology());
   b.phase("ring", 0);
   Value r = b.rank(), p = b.size(), zero = b.c(0), one = b.c(1);
   Value next = b.mod(b.add(r, one), p);
@@ -103,7 +104,7 @@ struct CollLowerBlockedRingPass
   void runOnOperation() override {
     SmallVector<coll::AllgathervOp> ops;
     getOperation().walk([&](coll::AllgathervOp op) {
-      if (op.getAlgorithm() == "blocked-ring")
+      if (op.getAlgorithm().getName() == "blocked-ring")
         ops.push_back(op);
     });
     for (coll::AllgathervOp op : ops)

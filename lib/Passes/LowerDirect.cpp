@@ -39,8 +39,9 @@ constexpr int64_t kDefaultDirectDepth = 16;
 template <typename OpTy>
 void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
-  int64_t depth = op.getFifoDepth() ? *op.getFifoDepth() : kDefaultDirectDepth;
-  bool random = op.getOrder() == "random";
+  coll::AlgorithmAttr options = op.getAlgorithm();
+  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDirectDepth);
+  bool random = options.getString("order", "shift") == "random";
   auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/depth);
   createPlanFor(builder, op, collective, "direct", {fifo}, {});
   ScheduleBuilder b(builder, op.getLoc());
@@ -52,7 +53,7 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   Value ownLength = b.count(CountArray::recvcount, r);
 
   Value seed =
-      random ? b.c(static_cast<int64_t>(op.getSeed())) : Value();
+      random ? b.c(options.getInt("seed").value_or(1)) : Value();
   sched::ForOp loop = b.forLoop(b.c(1), p, seed, /*shared=*/true);
   Value k = loop.getInductionVar();
   Value dst = b.mod(b.add(r, k), p);
@@ -78,10 +79,10 @@ struct CollLowerDirectPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (auto algorithm = op->getAttrOfType<StringAttr>("algorithm"))
+      if (auto algorithm = op->getAttrOfType<coll::AlgorithmAttr>("algorithm"))
         if (isa<coll::AlltoallOp, coll::AlltoallvOp, coll::AllgathervOp>(
                 op) &&
-            algorithm.getValue() == "direct")
+            algorithm.getName() == "direct")
           ops.push_back(op);
     });
     for (Operation *op : ops) {

@@ -38,14 +38,13 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.collective.kind = kind;
   spec.collective.minBytes = static_cast<int64_t>(op.getMinBytes());
   spec.collective.maxBytes = static_cast<int64_t>(op.getMaxBytes());
-  if (op.getBlockBytes())
-    spec.collective.blockBytes = static_cast<int64_t>(*op.getBlockBytes());
+  spec.collective.blockBytes = op.getAlgorithm().getInt("block_bytes");
   return spec;
 }
 
 template <typename OpTy>
 void select(OpTy op, CollectiveKind kind) {
-  if (op.getAlgorithm() != "auto")
+  if (op.getAlgorithm().getName() != "auto")
     return;
   std::vector<AlgorithmEstimate> estimates =
       estimateAlgorithms(specOf(op, kind));
@@ -59,7 +58,7 @@ void select(OpTy op, CollectiveKind kind) {
   }
   const AlgorithmEstimate &best = estimates.front();
   Builder builder(op.getContext());
-  op.setAlgorithm(best.algorithm);
+  op.setAlgorithmAttr(op.getAlgorithm().selectAs(best.algorithm));
   op->setAttr("predicted_us", builder.getF64FloatAttr(best.timeUs));
   InFlightDiagnostic remark = op.emitRemark("selected ")
                               << best.algorithm << " by the cost model";

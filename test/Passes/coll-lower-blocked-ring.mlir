@@ -29,7 +29,7 @@
 // CHECK-NEXT: sched.send sendbuf[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}] to %[[NEXT]] tag %[[ZERO]]{{$}}
 // CHECK: sched.if
 // CHECK-NEXT: sched.send recvbuf[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}] to %[[NEXT]] tag %[[ZERO]] wait @arrived[%[[OWNER]], %[[K]]]
-coll.allgatherv @allgatherv_fixed_block {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring", block_bytes = 3}
+coll.allgatherv @allgatherv_fixed_block {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"blocked-ring", {block_bytes = 3}>}
 
 // Without block_bytes, B = max(1024, isqrt(2·α/β · sum / max(1, P + z - 2)))
 // at bind time, with 2·α/β = 2 · 1700000 / 6480 = 524 bytes.
@@ -51,8 +51,8 @@ coll.allgatherv @allgatherv_fixed_block {topology = #coll.topology<shape = [4], 
 // CHECK: %[[B:[a-z0-9_]+]] = sched.max %[[FLOOR]], %[[SQ]]
 // CHECK: sched.phase "ring" fifo(0)
 // CHECK: sched.ceildiv %{{[a-z0-9_]+}}, %[[B]]
-coll.allgatherv @allgatherv_formula {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring", fifo_depth = 2}
+coll.allgatherv @allgatherv_formula {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"blocked-ring", {fifo_depth = 2}>}
 
 // Direct allgatherv is left to coll-lower-direct.
 // CHECK-LABEL: coll.allgatherv @allgatherv_direct
-coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

@@ -25,7 +25,7 @@
 // CHECK: %[[OWNOFF:[a-z0-9_]+]] = sched.count senddispl[%[[R]]]
 // CHECK: sched.copy sendbuf[%[[OWNOFF]]] to recvbuf[%{{[a-z0-9_]+}}] len
 // CHECK-NOT: coll.alltoall
-coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}
 
 // Random order: the same steps, visited in a permutation seeded by the op.
 // The permutation is shared by all ranks, so receives are windowed too.
@@ -33,14 +33,14 @@ coll.alltoall @alltoall_shift {topology = #coll.topology<shape = [4], wrap = [tr
 // CHECK-SAME: fifos = [#sched.fifo<send_depth = 16, recv_depth = 16>]
 // CHECK: %[[SEED:[a-z0-9_]+]] = sched.const 7
 // CHECK: sched.for %k = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} random(%[[SEED]]) shared {
-coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", order = "random", seed = 7}
+coll.alltoall @alltoall_random {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct", {order = "random", seed = 7}>}
 
 // The FIFO depth comes from the op.
 // CHECK-LABEL: sched.plan @alltoallv_depth
 // CHECK-SAME: collective = "alltoallv", fifos = [#sched.fifo<send_depth = 3, recv_depth = 3>]
 // CHECK: sched.for %k
 // CHECK: sched.send sendbuf
-coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct", fifo_depth = 3}
+coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct", {fifo_depth = 3}>}
 
 // Allgatherv sends its one contribution, from offset 0, to every peer.
 // CHECK-LABEL: sched.plan @allgatherv_direct
@@ -51,9 +51,9 @@ coll.alltoallv @alltoallv_depth {topology = #coll.topology<shape = [4], wrap = [
 // CHECK: sched.for %k
 // CHECK: sched.send sendbuf[%[[ZERO]], %[[OWN]]] to
 // CHECK: sched.copy sendbuf[%[[ZERO]]] to recvbuf[%{{[a-z0-9_]+}}] len %[[OWN]]
-coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+coll.allgatherv @allgatherv_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}
 
 // Other algorithms are left to their own lowering.
 // CHECK-LABEL: coll.allgatherv @allgatherv_ring
-// CHECK-SAME: algorithm = "blocked-ring"
-coll.allgatherv @allgatherv_ring {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring"}
+// CHECK-SAME: algorithm = #coll.algorithm<"blocked-ring"
+coll.allgatherv @allgatherv_ring {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"blocked-ring">}

@@ -3,7 +3,7 @@
 
 // Alltoall can only be lowered directly, so auto becomes direct.
 // CHECK-LABEL: coll.alltoall @alltoall_auto
-// CHECK-SAME: algorithm = "direct", predicted_us = {{[0-9.e+]+}} : f64
+// CHECK-SAME: algorithm = #coll.algorithm<"direct">, predicted_us = {{[0-9.e+]+}} : f64
 // REMARK: remark: selected direct by the cost model
 // REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B
 coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>}
@@ -11,7 +11,7 @@ coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap 
 // The cost model chooses between the two allgatherv lowerings; either way it
 // records its prediction, and every candidate is listed in the remark.
 // CHECK-LABEL: coll.allgatherv @allgatherv_auto
-// CHECK-SAME: algorithm = "{{direct|blocked-ring}}", predicted_us = {{[0-9.e+]+}} : f64
+// CHECK-SAME: algorithm = #coll.algorithm<"{{direct|blocked-ring}}"{{.*}}>, predicted_us = {{[0-9.e+]+}} : f64
 // REMARK: remark: selected {{direct|blocked-ring}} by the cost model
 // REMARK-DAG: note: direct: {{[0-9.]+}} us
 // REMARK-DAG: note: blocked-ring: {{[0-9.]+}} us
@@ -20,13 +20,20 @@ coll.allgatherv @allgatherv_auto {topology = #coll.topology<shape = [8, 8, 8], w
 // A forced algorithm is kept, even where the model would disagree, and gets
 // no prediction.
 // CHECK-LABEL: coll.allgatherv @allgatherv_forced
-// CHECK-SAME: algorithm = "blocked-ring"
+// CHECK-SAME: algorithm = #coll.algorithm<"blocked-ring"
 // CHECK-NOT: predicted_us
 // CHECK-SAME: }
-coll.allgatherv @allgatherv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "blocked-ring", block_bytes = 64}
+coll.allgatherv @allgatherv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"blocked-ring", {block_bytes = 64}>}
 
 // CHECK-LABEL: coll.alltoallv @alltoallv_forced
-// CHECK-SAME: algorithm = "direct"
+// CHECK-SAME: algorithm = #coll.algorithm<"direct"
 // CHECK-NOT: predicted_us
 // CHECK-SAME: }
-coll.alltoallv @alltoallv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = "direct"}
+coll.alltoallv @alltoallv_forced {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}
+
+// The spec's options travel with the algorithm: selection keeps those the
+// winner takes (fifo_depth) and drops the others (block_bytes, a ring option,
+// when direct wins on a tiny message).
+// CHECK-LABEL: coll.allgatherv @options_follow_the_winner
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 3 : i64}>
+coll.allgatherv @options_follow_the_winner {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, min_bytes = 8, max_bytes = 8, algorithm = #coll.algorithm<"auto", {block_bytes = 4096, fifo_depth = 3}>}

@@ -269,7 +269,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     if (op.getDialect() && isa<coll::CollDialect>(op.getDialect()))
       return op.emitError("no lowering produced a schedule for this "
                           "collective (algorithm ")
-             << op.getAttrOfType<StringAttr>("algorithm") << ")";
+             << op.getAttr("algorithm") << ")";
   if (emitKind == EmitKind::Sched)
     return printModule(*module);
 

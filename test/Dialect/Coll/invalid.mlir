@@ -1,4 +1,4 @@
-// Each coll constraint (CollAttrs.td T1-T4, CollOps.td C1-C5) has a case
+// Each coll constraint (CollAttrs.td T1-T4 and A1-A3, CollOps.td C1-C2) has a case
 // named after it that breaks exactly that constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -54,45 +54,50 @@ coll.alltoallv @alltoallv_c1 {topology = #coll.topology<shape = [4], wrap = [tru
 // -----
 
 // expected-error @+1 {{'coll.alltoall' op (C2) algorithm 'blocked-ring' is not one of auto, direct}}
-coll.alltoall @alltoall_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "blocked-ring"}
+coll.alltoall @alltoall_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"blocked-ring">}
 
 // -----
 
 // expected-error @+1 {{'coll.allgatherv' op (C2) algorithm 'two-phase' is not one of auto, direct, blocked-ring}}
-coll.allgatherv @allgatherv_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "two-phase"}
+coll.allgatherv @allgatherv_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"two-phase">}
 
 // -----
 
-// expected-error @+1 {{'coll.alltoall' op (C3) order 'dimension' is not shift or random}}
-coll.alltoall @alltoall_c3 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, order = "dimension"}
+// expected-error @+1 {{(A3) order must be "shift" or "random", got "dimension"}}
+coll.alltoall @algorithm_a3_order {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {order = "dimension"}>}
 
 // -----
 
-// expected-error @+1 {{'coll.allgatherv' op (C3) order random needs algorithm direct, not blocked-ring}}
-coll.allgatherv @allgatherv_c3 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "blocked-ring", order = "random"}
+// expected-error @+1 {{(A2) algorithm blocked-ring takes no option 'order'}}
+coll.allgatherv @algorithm_a2_order {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"blocked-ring", {order = "random"}>}
 
 // -----
 
-// expected-error @+1 {{'coll.allgatherv' op (C4) block_bytes is 0; it must be >= 1}}
-coll.allgatherv @allgatherv_c4 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, block_bytes = 0}
+// expected-error @+1 {{(A3) block_bytes is 0; it must be >= 1}}
+coll.allgatherv @algorithm_a3_block {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {block_bytes = 0}>}
 
 // -----
 
-// expected-error @+1 {{'coll.allgatherv' op (C4) block_bytes needs algorithm blocked-ring, not direct}}
-coll.allgatherv @allgatherv_c4_direct {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = "direct", block_bytes = 1024}
+// expected-error @+1 {{(A2) algorithm direct takes no option 'block_bytes'}}
+coll.allgatherv @algorithm_a2_block {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"direct", {block_bytes = 1024}>}
 
 // -----
 
-// expected-error @+1 {{'coll.alltoall' op (C5) fifo_depth is 0; it must be in [1, 65535]}}
-coll.alltoall @alltoall_c5 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, fifo_depth = 0}
+// expected-error @+1 {{(A3) fifo_depth is 0; it must be in [1, 65535]}}
+coll.alltoall @algorithm_a3_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {fifo_depth = 0}>}
 
 // -----
 
-// expected-error @+1 {{'coll.alltoallv' op (C5) fifo_depth is 65536; it must be in [1, 65535]}}
-coll.alltoallv @alltoallv_c5 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, fifo_depth = 65536}
+// expected-error @+1 {{(A3) fifo_depth is 65536; it must be in [1, 65535]}}
+coll.alltoallv @algorithm_a3_depth_high {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {fifo_depth = 65536}>}
 
 // -----
 
 // 2 x 2^62 wraps negative in 64 bits; the check must not overflow.
 // expected-error @+1 {{(T3) topology has more than 2^31-1 nodes}}
 coll.alltoall @topology_t3_nodes {topology = #coll.topology<shape = [2, 4611686018427387904], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>}
+
+// -----
+
+// expected-error @+1 {{(A1) algorithm 'fastest' is not known}}
+coll.alltoall @algorithm_a1 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"fastest">}
