@@ -27,7 +27,7 @@ struct collrt_coll {
   int ncopying;
   collrt_wait_policy_t wait_policy; /* what collrt_wait does when idle */
   int running;         /* between start and the completion seen by test/wait */
-  double t_start;      /* MPI_Wtime at the last start */
+  double t_start;      /* MPI_Wtime at the last start (with COLLRT_BIND_TRACE) */
   double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */
 };
 
