@@ -69,23 +69,29 @@ typedef struct expander {
   int64_t buf_bytes[COLLRT_BUF_COUNT_];
 } expander_t;
 
-static void *vec_push(expander_t *x, vec_t *v, size_t elem, const char *what) {
+/* Appends one zeroed entry to *out: COLLRT_ERR_BOUNDS past the bind budget
+ * (checked on every push, not only when the array grows), COLLRT_ERR_NOMEM
+ * if the array cannot grow. */
+static collrt_status_t vec_push(expander_t *x, vec_t *v, size_t elem, const char *what,
+                                void **out) {
+  if (v->count >= x->step_budget) {
+    collrt_diag_set(x->diag, "rank %d: the plan asks for more than %llu %s at P = %d (the bind budget; set COLLRT_STEP_BUDGET to allow more)",
+                    x->in->rank, (unsigned long long)x->step_budget, what, x->in->size);
+    return COLLRT_ERR_BOUNDS;
+  }
   if (v->count == v->cap) {
     size_t ncap = v->cap ? 2 * v->cap : 64;
-    if (v->count >= x->step_budget) {
-      collrt_diag_set(x->diag, "rank %d: the plan asks for more than %llu %s at P = %d (the bind budget; set COLLRT_STEP_BUDGET to allow more)",
-                      x->in->rank, (unsigned long long)x->step_budget, what, x->in->size);
-      return NULL;
-    }
     void *n = realloc(v->data, ncap * elem);
     if (!n) {
       collrt_diag_set(x->diag, "rank %d: cannot allocate %zu %s", x->in->rank, ncap, what);
-      return NULL;
+      return COLLRT_ERR_NOMEM;
     }
     v->data = n;
     v->cap = ncap;
   }
-  return (char *)v->data + elem * v->count++;
+  *out = (char *)v->data + elem * v->count++;
+  memset(*out, 0, elem);
+  return COLLRT_OK;
 }
 
 static void vec_trim(vec_t *v, size_t elem) {
@@ -184,9 +190,10 @@ static collrt_status_t check_length(expander_t *x, unsigned si, int64_t len) {
 }
 
 static collrt_status_t add_wait(expander_t *x, unsigned si, uint8_t id, int64_t i, int64_t j) {
-  wait_rec_t *w = vec_push(x, &x->waits, sizeof *w, "event waits");
-  if (!w)
-    return COLLRT_ERR_NOMEM;
+  wait_rec_t *w;
+  collrt_status_t st = vec_push(x, &x->waits, sizeof *w, "event waits", (void **)&w);
+  if (st)
+    return st;
   w->id = id;
   w->i = i;
   w->j = j;
@@ -207,9 +214,9 @@ static collrt_status_t segment(expander_t *x, unsigned si) {
   if ((st = check_region(x, si, "segment", s->buf0, off, len)))
     return st;
   vec_t *v = s->slot == COLLRT_SIDE_DST ? &x->dst_segs : &x->segs;
-  collrt_seg_t *g = vec_push(x, v, sizeof *g, "segments");
-  if (!g)
-    return COLLRT_ERR_NOMEM;
+  collrt_seg_t *g;
+  if ((st = vec_push(x, v, sizeof *g, "segments", (void **)&g)))
+    return st;
   g->buf = s->buf0;
   g->off = off;
   g->len = len;
@@ -282,15 +289,14 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
         return st;
     }
     for (size_t k = 0; k < ndst; ++k) {
-      collrt_seg_t *g = vec_push(x, &x->segs, sizeof *g, "segments");
-      if (!g)
-        return COLLRT_ERR_NOMEM;
+      collrt_seg_t *g;
+      if ((st = vec_push(x, &x->segs, sizeof *g, "segments", (void **)&g)))
+        return st;
       *g = ((collrt_seg_t *)x->dst_segs.data)[k];
     }
-    collrt_step_t *p = vec_push(x, &x->steps, sizeof *p, "steps");
-    if (!p)
-      return COLLRT_ERR_BOUNDS;
-    memset(p, 0, sizeof *p);
+    collrt_step_t *p;
+    if ((st = vec_push(x, &x->steps, sizeof *p, "steps", (void **)&p)))
+      return st;
     p->kind = s->kind == COLLRT_STMT_SEND ? COLLRT_STEP_SEND
               : s->kind == COLLRT_STMT_RECV ? COLLRT_STEP_RECV
                                             : COLLRT_STEP_COPY;
@@ -320,10 +326,9 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     x->waits.count = wait_begin; /* nobody can depend on it */
     return COLLRT_OK;
   }
-  node_t *n = vec_push(x, &x->nodes, sizeof *n, "transfers");
-  if (!n)
-    return COLLRT_ERR_NOMEM;
-  memset(n, 0, sizeof *n);
+  node_t *n;
+  if ((st = vec_push(x, &x->nodes, sizeof *n, "transfers", (void **)&n)))
+    return st;
   n->step = produced;
   n->wait_begin = wait_begin;
   n->nwaits = (uint32_t)(x->waits.count - wait_begin);
@@ -363,9 +368,10 @@ static collrt_status_t resolve_signallers(expander_t *x, const wait_rec_t *w) {
   for (uint32_t m = ev->first; m != NO_NODE; m = VEC_AT(x->nodes, node_t, m).next_signal) {
     node_t *sig = &VEC_AT(x->nodes, node_t, m);
     if (sig->step >= 0) {
-      uint32_t *d = vec_push(x, &x->deps, sizeof *d, "dependencies");
-      if (!d)
-        return COLLRT_ERR_NOMEM;
+      uint32_t *d;
+      collrt_status_t st = vec_push(x, &x->deps, sizeof *d, "dependencies", (void **)&d);
+      if (st)
+        return st;
       *d = (uint32_t)sig->step;
       continue;
     }
