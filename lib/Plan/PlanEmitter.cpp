@@ -31,6 +31,9 @@ public:
 
 private:
   LogicalResult emitBlock(Block &block);
+  /// Emits `block` as the body of statement `index` (opened by `owner`) and
+  /// records its statement count there.
+  LogicalResult emitBody(size_t index, Block &block, Operation *owner);
   LogicalResult emitOp(Operation &op);
   LogicalResult emitTransfer(Operation *op, collrt_stmt_t &stmt,
                              std::optional<StringRef> waitEvent,
@@ -217,13 +220,15 @@ LogicalResult Emitter::emitTransfer(Operation *op, collrt_stmt_t &stmt,
   // the transfer statement, counted in its `body` field.
   size_t index = openStatement(stmt);
   Region &body = op->getRegion(0);
-  if (body.empty())
-    return success();
-  if (failed(emitBlock(body.front())))
+  return body.empty() ? success() : emitBody(index, body.front(), op);
+}
+
+LogicalResult Emitter::emitBody(size_t index, Block &block, Operation *owner) {
+  if (failed(emitBlock(block)))
     return failure();
   size_t count = stmts.size() - index - 1;
   if (count > UINT16_MAX)
-    return op->emitError("body has more than 65535 statements");
+    return owner->emitError("body has more than 65535 statements");
   stmts[index].body = count;
   return success();
 }
@@ -237,16 +242,6 @@ LogicalResult Emitter::emitOp(Operation &op) {
     stmt.expr[slot] = *e;
     return success();
   };
-  auto emitBody = [&](size_t index, Block &body) -> LogicalResult {
-    if (failed(emitBlock(body)))
-      return failure();
-    size_t count = stmts.size() - index - 1;
-    if (count > UINT16_MAX)
-      return op.emitError("body has more than 65535 statements");
-    stmts[index].body = count;
-    return success();
-  };
-
   if (isPure(&op) && op.getNumResults() == 1) {
     if (!wantsVariable(&op))
       return success(); // inlined at its uses
@@ -266,7 +261,7 @@ LogicalResult Emitter::emitOp(Operation &op) {
       .Case([&](PhaseOp phase) {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_PHASE);
         stmt.slot = phase.getFifo();
-        return emitBody(openStatement(stmt), phase.getBody().front());
+        return emitBody(openStatement(stmt), phase.getBody().front(), phase);
       })
       .Case([&](ForOp loop) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_FOR);
@@ -284,7 +279,7 @@ LogicalResult Emitter::emitOp(Operation &op) {
         if (failed(slot))
           return failure();
         stmts[index].slot = *slot;
-        if (failed(emitBody(index, loop.getBody().front())))
+        if (failed(emitBody(index, loop.getBody().front(), loop)))
           return failure();
         variables.erase(loop.getInductionVar());
         liveVars = liveAtEntry;
@@ -294,7 +289,7 @@ LogicalResult Emitter::emitOp(Operation &op) {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_IF);
         if (failed(setExpr(stmt, COLLRT_E_COND, branch.getCondition())))
           return failure();
-        return emitBody(openStatement(stmt), branch.getBody().front());
+        return emitBody(openStatement(stmt), branch.getBody().front(), branch);
       })
       .Case<SendOp, RecvOp>([&](auto transfer) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(isa<SendOp>(transfer.getOperation())

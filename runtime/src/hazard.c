@@ -100,9 +100,10 @@ collrt_status_t collrt_check_hazards(const collrt_steps_t *ss, int rank, collrt_
       const access_t *y = &h.acc[b];
       if ((!x->write && !y->write) || x->step == y->step)
         continue;
-      if (waits_on(&h, x->step, y->step) || waits_on(&h, y->step, x->step))
-        continue;
+      /* the later step usually waits on the earlier: search that way first */
       uint32_t e = x->step < y->step ? x->step : y->step, l = x->step ^ y->step ^ e;
+      if (waits_on(&h, l, e) || waits_on(&h, e, l))
+        continue;
       const access_t *ae = e == x->step ? x : y, *al = e == x->step ? y : x;
       int64_t lo = y->lo, hi = x->hi < y->hi ? x->hi : y->hi;
       collrt_diag_set(diag, "rank %d: race on %s buffer bytes [%lld, %lld): stmt[%u] %s (%s) and stmt[%u] %s (%s) touch them with no chain of waits between them",
