@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     sd[j] = agv ? 0 : j * m;
     rd[j] = j * m;
   }
-  collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m};
+  collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m, NULL};
 
   collrt_steps_t steps;
   collrt_fifo_queue_t fq;

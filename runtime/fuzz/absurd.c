@@ -75,7 +75,7 @@ static int expand_rank0(const char *name, const collrt_plan_t *plan) {
     c[j] = 1;
     d[j] = j;
   }
-  collrt_expand_input_t in = {P, 0, c, d, c, d, P, P};
+  collrt_expand_input_t in = {P, 0, c, d, c, d, P, P, NULL};
   collrt_steps_t steps;
   collrt_diag_t diag = {{0}};
   double t0 = now();

@@ -206,6 +206,105 @@ out:
   return st;
 }
 
+/* The bind-time exchange (plan_format.h): every rank's PUTs delivered once,
+ * by one MPI_Alltoall of record counts, one MPI_Allreduce that lets every
+ * rank skip the data exchange if any rank failed (its first pass, or room
+ * for what it would receive), and one MPI_Alltoallv of 24-byte records.
+ * Collective: a rank whose status is already an error takes part with no
+ * records. On success *tables holds the sorted entries (free entries). */
+static collrt_status_t exchange(bind_args_t *a, collrt_status_t st, collrt_table_entry_t **entries,
+                                collrt_tables_t *tables, collrt_diag_t *diag) {
+  int P = a->size, rc;
+  collrt_put_t *puts = NULL;
+  size_t n = 0;
+  int64_t *out = NULL, *in = NULL;
+  int *cnt = a->ints; /* 5 P ints from begin(); the counts check is done with them */
+  memset(cnt, 0, 4 * (size_t)P * sizeof *cnt);
+  int *scount = cnt, *sdispl = cnt + P, *rcount = cnt + 2 * P, *rdispl = cnt + 3 * P;
+  MPI_Datatype rec = MPI_DATATYPE_NULL;
+  *entries = NULL;
+  if (!st)
+    st = collrt_exchange_puts(a->plan, &a->in, &puts, &n, diag);
+  if (!st && n > INT_MAX / 3) {
+    collrt_diag_set(diag, "rank %d PUTs %zu exchange records, more than one bind can carry", a->rank, n);
+    st = COLLRT_ERR_BOUNDS;
+  }
+  /* records grouped by peer, in program order within a peer */
+  if (!st && n && !(out = malloc(3 * n * sizeof *out))) {
+    collrt_diag_set(diag, "cannot allocate %zu exchange records", n);
+    st = COLLRT_ERR_NOMEM;
+  }
+  if (!st) {
+    for (size_t k = 0; k < n; ++k)
+      ++scount[puts[k].peer];
+    for (int j = 1; j < P; ++j)
+      sdispl[j] = sdispl[j - 1] + scount[j - 1];
+    int *fill = rdispl; /* scratch until the counts arrive */
+    memcpy(fill, sdispl, (size_t)P * sizeof *fill);
+    for (size_t k = 0; k < n; ++k) {
+      int64_t *r = out + 3 * (size_t)fill[puts[k].peer]++;
+      r[0] = puts[k].table;
+      r[1] = puts[k].index;
+      r[2] = puts[k].value;
+    }
+  } else {
+    memset(scount, 0, (size_t)P * sizeof *scount);
+  }
+  rc = MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, a->comm);
+  if (rc != MPI_SUCCESS && !st)
+    st = mpi_error(diag, rc, "MPI_Alltoall (bind-time exchange counts)");
+  int64_t total = 0;
+  if (!st) {
+    for (int j = 0; j < P; ++j) {
+      rdispl[j] = (int)total;
+      total += rcount[j];
+    }
+    if (total > INT_MAX / 3) {
+      collrt_diag_set(diag, "rank %d would receive %lld exchange records, more than one bind can carry",
+                      a->rank, (long long)total);
+      st = COLLRT_ERR_BOUNDS;
+    } else if (!(in = malloc((3 * (size_t)total + 1) * sizeof *in)) ||
+               !(*entries = malloc(((size_t)total + 1) * sizeof **entries))) {
+      collrt_diag_set(diag, "cannot allocate %lld received exchange records", (long long)total);
+      st = COLLRT_ERR_NOMEM;
+    }
+  }
+  int ok = st == COLLRT_OK, all_ok = 0;
+  rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+  if (rc != MPI_SUCCESS && !st)
+    st = mpi_error(diag, rc, "MPI_Allreduce (bind-time exchange)");
+  if (!st && !all_ok) {
+    collrt_diag_set(diag, "another rank failed its part of the bind-time exchange; see its diagnostic");
+    st = COLLRT_ERR_COUNTS;
+  }
+  if (!st) {
+    MPI_Type_contiguous(3, MPI_INT64_T, &rec);
+    MPI_Type_commit(&rec);
+    rc = MPI_Alltoallv(out, scount, sdispl, rec, in, rcount, rdispl, rec, a->comm);
+    MPI_Type_free(&rec);
+    if (rc != MPI_SUCCESS)
+      st = mpi_error(diag, rc, "MPI_Alltoallv (bind-time exchange records)");
+  }
+  if (!st) {
+    for (int j = 0; j < P; ++j)
+      for (int k = rdispl[j]; k < rdispl[j] + rcount[j]; ++k) {
+        const int64_t *r = in + 3 * (size_t)k;
+        collrt_table_entry_t *e = &(*entries)[k];
+        e->from = j;
+        e->table = (uint8_t)r[0];
+        e->index = r[1];
+        e->value = r[2];
+      }
+    st = collrt_tables_sort(*entries, (size_t)total, a->rank, diag);
+    tables->entries = *entries;
+    tables->count = (size_t)total;
+  }
+  free(puts);
+  free(out);
+  free(in);
+  return st;
+}
+
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
@@ -219,8 +318,17 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     collrt_diag_set(diag, "cannot allocate the collective handle");
     st = COLLRT_ERR_NOMEM;
   }
+  /* the exchange, if the plan has one, is collective: every rank joins it */
+  collrt_table_entry_t *entries = NULL;
+  collrt_tables_t tables = {NULL, 0};
+  if (collrt_plan_has_exchange(a->plan)) {
+    st = exchange(a, st, &entries, &tables, diag);
+    a->in.tables = &tables;
+  }
   if (!st)
     st = collrt_expand(a->plan, &a->in, &c->steps, diag);
+  free(entries); /* expansion consumed the tables */
+  a->in.tables = NULL;
   if (!st) {
     const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
     size_t n = c->steps.count;

@@ -59,10 +59,13 @@ typedef struct expander {
   int64_t vars[COLLRT_MAX_VARS];
   collrt_expr_ctx_t ctx;
   vec_t steps, nodes, waits, deps, segs, dst_segs;
+  vec_t puts;      /* the exchange pass: collrt_put_t records */
+  int exchange;    /* 1: the exchange pass (LETs and EXCHANGEs), 0: expansion */
   event_slot_t *events;
   size_t ev_count, ev_cap; /* ev_cap is a power of two or 0 */
   uint64_t executed;
   uint64_t step_budget, stmt_budget; /* see "Budgets" in plan.h */
+  uint64_t sum_budget;               /* SUM iterations left */
   uint32_t epoch;
   int fifo;
   int xfer;        /* statement of the transfer whose body runs, or -1 */
@@ -163,8 +166,9 @@ static collrt_status_t eval(expander_t *x, unsigned si, unsigned e,
 }
 
 static const char *kind_name(uint8_t k) {
-  static const char *names[] = {"?", "PHASE", "FOR", "IF", "LET", "SEND", "RECV", "COPY", "SEG", "DEP"};
-  return k <= COLLRT_STMT_DEP ? names[k] : "?";
+  static const char *names[] = {"?",    "PHASE", "FOR", "IF",       "LET", "SEND",
+                                "RECV", "COPY",  "SEG", "DEP", "EXCHANGE", "PUT"};
+  return k <= COLLRT_STMT_PUT ? names[k] : "?";
 }
 
 static collrt_status_t check_region(expander_t *x, unsigned si, const char *what,
@@ -231,6 +235,29 @@ static int64_t seg_sum(const collrt_seg_t *g, size_t n) {
 }
 
 static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end);
+
+/* PUT (exchange pass): one record for `peer`. */
+static collrt_status_t put(expander_t *x, unsigned si) {
+  const collrt_stmt_t *s = &x->plan->stmts[si];
+  int64_t peer, index, value;
+  collrt_status_t st;
+  if ((st = eval(x, si, COLLRT_E_PEER, &peer)) || (st = eval(x, si, COLLRT_E_PUT_INDEX, &index)) ||
+      (st = eval(x, si, COLLRT_E_PUT_VALUE, &value)))
+    return st;
+  if (peer < 0 || peer >= x->in->size) {
+    collrt_diag_set(x->diag, "stmt[%u] PUT on rank %d: peer %lld is outside [0, %d)", si,
+                    x->in->rank, (long long)peer, x->in->size);
+    return COLLRT_ERR_BOUNDS;
+  }
+  collrt_put_t *r;
+  if ((st = vec_push(x, &x->puts, sizeof *r, "exchange records", (void **)&r)))
+    return st;
+  r->peer = (int32_t)peer;
+  r->table = s->slot;
+  r->index = index;
+  r->value = value;
+  return COLLRT_OK;
+}
 
 static collrt_status_t transfer(expander_t *x, unsigned si) {
   const collrt_stmt_t *s = &x->plan->stmts[si];
@@ -484,9 +511,15 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
     int64_t v;
     switch (s->kind) {
     case COLLRT_STMT_PHASE:
+      if (x->exchange)
+        return COLLRT_OK; /* every EXCHANGE precedes the first PHASE */
       x->fifo = s->slot;
       st = run_body(x, i + 1, i + 1 + s->body);
       break;
+    case COLLRT_STMT_EXCHANGE:
+      st = x->exchange ? run_body(x, i + 1, i + 1 + s->body) : COLLRT_OK;
+      break;
+    case COLLRT_STMT_PUT: st = put(x, i); break;
     case COLLRT_STMT_FOR: st = run_for(x, i); break;
     case COLLRT_STMT_IF:
       st = eval(x, i, COLLRT_E_COND, &v);
@@ -525,32 +558,104 @@ uint64_t collrt_step_budget(const collrt_expand_input_t *in) {
   return b < COLLRT_MAX_STEPS ? b : COLLRT_MAX_STEPS;
 }
 
-collrt_status_t collrt_expand(const collrt_plan_t *plan,
-                              const collrt_expand_input_t *in,
-                              collrt_steps_t *out, collrt_diag_t *diag) {
-  if (!plan || !in || !out || in->size < 1 || in->rank < 0 || in->rank >= in->size ||
+/* Checks the arguments and prepares an expander for input->rank. */
+static collrt_status_t expander_init(expander_t *x, const collrt_plan_t *plan,
+                                     const collrt_expand_input_t *in, collrt_diag_t *diag) {
+  if (!plan || !in || in->size < 1 || in->rank < 0 || in->rank >= in->size ||
       !in->scounts || !in->sdispls || !in->rcounts || !in->rdispls ||
       in->send_bytes < 0 || in->recv_bytes < 0) {
     collrt_diag_set(diag, "collrt_expand: NULL argument or rank/size/buffer sizes out of range");
     return COLLRT_ERR_ARG;
   }
-  memset(out, 0, sizeof *out);
   collrt_status_t fit = collrt_plan_check_size(plan, in->size, diag);
   if (fit != COLLRT_OK)
     return fit;
+  memset(x, 0, sizeof *x);
+  x->plan = plan;
+  x->in = in;
+  x->diag = diag;
+  x->ctx.desc = &plan->desc;
+  x->ctx.in = in;
+  x->ctx.vars = x->vars;
+  x->ctx.sum_budget = &x->sum_budget;
+  x->buf_bytes[COLLRT_BUF_SEND] = in->send_bytes;
+  x->buf_bytes[COLLRT_BUF_RECV] = in->recv_bytes;
+  x->step_budget = collrt_step_budget(in);
+  x->stmt_budget = BUDGET_STMTS_PER_STEP * x->step_budget;
+  x->sum_budget = x->stmt_budget;
+  x->xfer = -1;
+  return COLLRT_OK;
+}
+
+int collrt_plan_has_exchange(const collrt_plan_t *plan) { return plan && plan->has_exchange; }
+
+collrt_status_t collrt_exchange_puts(const collrt_plan_t *plan,
+                                     const collrt_expand_input_t *in,
+                                     collrt_put_t **out, size_t *out_count,
+                                     collrt_diag_t *diag) {
+  if (!out || !out_count) {
+    collrt_diag_set(diag, "collrt_exchange_puts: NULL output");
+    return COLLRT_ERR_ARG;
+  }
+  *out = NULL;
+  *out_count = 0;
   expander_t x;
-  memset(&x, 0, sizeof x);
-  x.plan = plan;
-  x.in = in;
-  x.diag = diag;
-  x.ctx.desc = &plan->desc;
-  x.ctx.in = in;
-  x.ctx.vars = x.vars;
-  x.buf_bytes[COLLRT_BUF_SEND] = in->send_bytes;
-  x.buf_bytes[COLLRT_BUF_RECV] = in->recv_bytes;
-  x.step_budget = collrt_step_budget(in);
-  x.stmt_budget = BUDGET_STMTS_PER_STEP * x.step_budget;
-  collrt_status_t st = COLLRT_OK;
+  collrt_status_t st = expander_init(&x, plan, in, diag);
+  if (st)
+    return st;
+  /* The first pass runs the top level up to the last EXCHANGE: the LETs
+   * after it may read TABLE (plan_format.h, "Bind-time exchange"). */
+  const collrt_stmt_t *stmts = plan->desc.stmts;
+  unsigned end = 0;
+  for (unsigned i = 0; i < plan->desc.nstmts; i += 1u + stmts[i].body)
+    if (stmts[i].kind == COLLRT_STMT_EXCHANGE)
+      end = i + 1u + stmts[i].body;
+  x.exchange = 1;
+  st = run_body(&x, 0, end);
+  if (!st) {
+    *out = x.puts.data;
+    *out_count = x.puts.count;
+    x.puts.data = NULL;
+  }
+  free(x.puts.data);
+  return st;
+}
+
+static int cmp_entry(const void *pa, const void *pb) {
+  const collrt_table_entry_t *a = pa, *b = pb;
+  if (a->table != b->table)
+    return a->table < b->table ? -1 : 1;
+  if (a->from != b->from)
+    return a->from < b->from ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+collrt_status_t collrt_tables_sort(collrt_table_entry_t *e, size_t n, int rank,
+                                   collrt_diag_t *diag) {
+  if (n)
+    qsort(e, n, sizeof *e, cmp_entry);
+  for (size_t k = 1; k < n; ++k)
+    if (!cmp_entry(&e[k - 1], &e[k])) {
+      collrt_diag_set(diag, "bind-time exchange: rank %d PUT entry %lld of table %u to rank %d twice (values %lld and %lld)",
+                      e[k].from, (long long)e[k].index, e[k].table, rank,
+                      (long long)e[k - 1].value, (long long)e[k].value);
+      return COLLRT_ERR_COUNTS;
+    }
+  return COLLRT_OK;
+}
+
+collrt_status_t collrt_expand(const collrt_plan_t *plan,
+                              const collrt_expand_input_t *in,
+                              collrt_steps_t *out, collrt_diag_t *diag) {
+  if (!out) {
+    collrt_diag_set(diag, "collrt_expand: NULL output");
+    return COLLRT_ERR_ARG;
+  }
+  memset(out, 0, sizeof *out);
+  expander_t x;
+  collrt_status_t st = expander_init(&x, plan, in, diag);
+  if (st)
+    return st;
   int64_t scratch = 0;
   if (plan->desc.scratch_expr != COLLRT_EXPR_NONE) {
     char why[200];
@@ -576,7 +681,6 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
     }
   }
   x.buf_bytes[COLLRT_BUF_SCRATCH] = scratch;
-  x.xfer = -1;
   if ((st = run_body(&x, 0, plan->desc.nstmts)) || (st = resolve_all(&x)))
     goto out;
   /* growth doubled the arrays; a bound collective keeps them, so trim */
@@ -599,6 +703,7 @@ out:
   free(x.nodes.data);
   free(x.waits.data);
   free(x.events);
+  free(x.puts.data);
   return st;
 }
 

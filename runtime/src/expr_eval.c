@@ -53,23 +53,89 @@ static collrt_status_t array_index(const collrt_expand_input_t *in, int64_t i,
   return COLLRT_OK;
 }
 
-collrt_status_t collrt_expr_eval(const collrt_expr_ctx_t *ctx, uint16_t ref,
+/* TABLE(t, from, index): binary search of the sorted entries. */
+static collrt_status_t table_lookup(const collrt_expand_input_t *in, unsigned t, int64_t from,
+                                    int64_t index, int64_t *out, char *why, size_t why_len) {
+  if (from < 0 || from >= in->size)
+    FAIL("TABLE %u: rank %lld is outside [0, %d)", t, (long long)from, in->size);
+  const collrt_table_entry_t *e = in->tables ? in->tables->entries : NULL;
+  size_t lo = 0, hi = in->tables ? in->tables->count : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const collrt_table_entry_t *m = &e[mid];
+    int less = m->table != t ? m->table < t : m->from != from ? m->from < from : m->index < index;
+    if (m->table == t && m->from == from && m->index == index) {
+      *out = m->value;
+      return COLLRT_OK;
+    }
+    if (less)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  FAIL("TABLE %u: rank %lld PUT no entry %lld to rank %d in the bind-time exchange", t,
+       (long long)from, (long long)index, in->rank);
+}
+
+/* Evaluates the code at `pc` up to END (end = 0) or up to `end` (a SUM's
+ * summand), leaving the value in *out and the position after it in *pcp. */
+static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, unsigned end,
                                  int64_t *out, char *why, size_t why_len) {
   const collrt_plan_desc_t *d = ctx->desc;
   const collrt_expand_input_t *in = ctx->in;
   const uint8_t *x = d->exprs;
   int64_t st[COLLRT_MAX_EXPR_STACK];
   int sp = 0;
-  unsigned pc = ref;
+  unsigned pc = *pcp;
   collrt_status_t s;
   for (;;) {
+    if (end && pc == end) {
+      *out = st[0];
+      *pcp = pc;
+      return COLLRT_OK;
+    }
     uint8_t op = x[pc++];
     int64_t a, b, c, v = 0;
     int ok = 1;
     switch (op) {
     case COLLRT_X_END:
       *out = st[0];
+      *pcp = pc;
       return COLLRT_OK;
+    case COLLRT_X_TABLE: {
+      unsigned t = x[pc++];
+      b = st[--sp];
+      a = st[--sp];
+      if ((s = table_lookup(in, t, a, b, &v, why, why_len)))
+        return s;
+      break;
+    }
+    case COLLRT_X_SUM: {
+      unsigned var = x[pc], n = collrt_rd16(x + pc + 1);
+      pc += 3;
+      b = st[--sp]; /* hi */
+      a = st[--sp]; /* lo */
+      if (b > a) {
+        uint64_t iters = (uint64_t)b - (uint64_t)a;
+        if (iters > *ctx->sum_budget)
+          FAIL("SUM over [%lld, %lld) exceeds the bind budget (COLLRT_STEP_BUDGET)", (long long)a,
+               (long long)b);
+        *ctx->sum_budget -= iters;
+        int64_t saved = ctx->vars[var];
+        for (int64_t k = a; k < b; ++k) {
+          unsigned body = pc;
+          int64_t term;
+          ctx->vars[var] = k;
+          if ((s = eval_code(ctx, &body, pc + n, &term, why, why_len)))
+            return s;
+          if (__builtin_add_overflow(v, term, &v))
+            FAIL("SUM over [%lld, %lld) overflows int64", (long long)a, (long long)b);
+        }
+        ctx->vars[var] = saved;
+      }
+      pc += n;
+      break;
+    }
     case COLLRT_X_CONST32: v = (int32_t)collrt_rd32(x + pc); pc += 4; break;
     case COLLRT_X_CONST64: v = (int64_t)collrt_rd64(x + pc); pc += 8; break;
     case COLLRT_X_RANK: v = in->rank; break;
@@ -188,4 +254,10 @@ collrt_status_t collrt_expr_eval(const collrt_expr_ctx_t *ctx, uint16_t ref,
     }
     st[sp++] = v;
   }
+}
+
+collrt_status_t collrt_expr_eval(const collrt_expr_ctx_t *ctx, uint16_t ref,
+                                 int64_t *out, char *why, size_t why_len) {
+  unsigned pc = ref;
+  return eval_code(ctx, &pc, 0, out, why, why_len);
 }

@@ -9,8 +9,9 @@
 
 typedef struct collrt_expr_ctx {
   const collrt_plan_desc_t *desc;
-  const collrt_expand_input_t *in; /* rank, size, counts and displacements */
-  const int64_t *vars;
+  const collrt_expand_input_t *in; /* rank, size, counts, displacements, tables */
+  int64_t *vars;                   /* SUM sets its variable, then restores it */
+  uint64_t *sum_budget;            /* SUM iterations left (the bind budget) */
 } collrt_expr_ctx_t;
 
 /* Evaluates the (validated) expression at pool offset `ref`. On error returns

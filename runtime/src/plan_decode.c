@@ -8,22 +8,40 @@
 #include "diag.h"
 #include "plan_internal.h"
 
-/* Checks one expression; `defined` is the set of variables in scope. */
-static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
-                                  uint64_t defined, const char *field,
-                                  int *uses_topology, collrt_diag_t *diag) {
-  const collrt_plan_desc_t *d = &plan->desc;
-  if (ref >= d->expr_bytes) {
-    collrt_diag_set(diag, "plan field '%s' is %u but the expression pool has %u bytes",
-                    field, ref, d->expr_bytes);
-    return COLLRT_ERR_PLAN_INVALID;
-  }
-  const uint8_t *x = plan->exprs;
-  unsigned pc = ref, depth = 0;
+/* What one expression check needs besides the code itself. */
+typedef struct expr_check {
+  const collrt_plan_t *plan;
+  const char *field;
+  unsigned ref;        /* where the whole expression starts */
+  int *uses_topology;
+  int *uses_table;     /* set when the expression reads TABLE */
+  collrt_diag_t *diag;
+} expr_check_t;
+
+/* Checks the code at [*pc, end) (end = 0: up to and including END) with
+ * `depth` values already on the stack; a SUM's summand is checked by a
+ * nested call on its n bytes, with its variable defined, so that it pushes
+ * exactly one value. */
+static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned end,
+                                  uint64_t defined, unsigned depth, unsigned nesting) {
+  const collrt_plan_desc_t *d = &c->plan->desc;
+  const char *field = c->field;
+  collrt_diag_t *diag = c->diag;
+  const uint8_t *x = c->plan->exprs;
+  unsigned pc = *pcp, base = depth;
   for (;;) {
-    if (pc >= d->expr_bytes) {
-      collrt_diag_set(diag, "plan field '%s': expression at offset %u runs past the end of the %u-byte pool without END",
-                      field, ref, d->expr_bytes);
+    if (end && pc == end) {
+      if (depth != base + 1) {
+        collrt_diag_set(diag, "plan field '%s': SUM summand ending at offset %u leaves %u values, expected 1",
+                        field, pc, depth - base);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      *pcp = pc;
+      return COLLRT_OK;
+    }
+    if (pc >= (end ? end : d->expr_bytes)) {
+      collrt_diag_set(diag, "plan field '%s': expression at offset %u runs past %s without END",
+                      field, c->ref, end ? "its SUM summand" : "the end of the pool");
       return COLLRT_ERR_PLAN_INVALID;
     }
     unsigned at = pc;
@@ -31,11 +49,16 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
     unsigned imm = 0, pops = 0, pushes = 1;
     switch (op) {
     case COLLRT_X_END:
-      if (depth != 1) {
-        collrt_diag_set(diag, "plan field '%s': expression at offset %u leaves %u values on the stack at END (offset %u), expected 1",
-                        field, ref, depth, at);
+      if (end) {
+        collrt_diag_set(diag, "plan field '%s': END at offset %u inside a SUM summand", field, at);
         return COLLRT_ERR_PLAN_INVALID;
       }
+      if (depth != 1) {
+        collrt_diag_set(diag, "plan field '%s': expression at offset %u leaves %u values on the stack at END (offset %u), expected 1",
+                        field, c->ref, depth, at);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      *pcp = pc;
       return COLLRT_OK;
     case COLLRT_X_CONST32: imm = 4; break;
     case COLLRT_X_CONST64: imm = 8; break;
@@ -49,6 +72,8 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
     case COLLRT_X_SCOUNT: case COLLRT_X_SDISPL: case COLLRT_X_RCOUNT:
     case COLLRT_X_RDISPL: case COLLRT_X_NOT: case COLLRT_X_ISQRT:
       pops = 1; break;
+    case COLLRT_X_TABLE: imm = 1; pops = 2; break;
+    case COLLRT_X_SUM: imm = 3; pops = 2; break;
     case COLLRT_X_ADD: case COLLRT_X_SUB: case COLLRT_X_MUL: case COLLRT_X_DIV:
     case COLLRT_X_MOD: case COLLRT_X_MIN: case COLLRT_X_MAX:
     case COLLRT_X_CEILDIV: case COLLRT_X_EQ: case COLLRT_X_NE: case COLLRT_X_LT:
@@ -61,20 +86,20 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
                       field, op, at);
       return COLLRT_ERR_PLAN_INVALID;
     }
-    if (pc + imm > d->expr_bytes) {
-      collrt_diag_set(diag, "plan field '%s': immediate of opcode 0x%02x at offset %u runs past the %u-byte pool",
-                      field, op, at, d->expr_bytes);
+    if (pc + imm > (end ? end : d->expr_bytes)) {
+      collrt_diag_set(diag, "plan field '%s': immediate of opcode 0x%02x at offset %u runs past the %s",
+                      field, op, at, end ? "SUM summand" : "pool");
       return COLLRT_ERR_PLAN_INVALID;
     }
-    if (op == COLLRT_X_VAR) {
+    if (op == COLLRT_X_VAR || op == COLLRT_X_SUM) {
       unsigned v = x[pc];
       if (v >= d->nvars) {
         collrt_diag_set(diag, "plan field '%s': variable %u at offset %u but the plan declares %u variables",
                         field, v, at, d->nvars);
         return COLLRT_ERR_PLAN_INVALID;
       }
-      if (!(defined >> v & 1u)) {
-        collrt_diag_set(diag, "plan field '%s': variable %u is used at offset %u before a LET or FOR defines it",
+      if (op == COLLRT_X_VAR && !(defined >> v & 1u)) {
+        collrt_diag_set(diag, "plan field '%s': variable %u is used at offset %u before a LET, FOR or SUM defines it",
                         field, v, at);
         return COLLRT_ERR_PLAN_INVALID;
       }
@@ -87,21 +112,64 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
         return COLLRT_ERR_PLAN_INVALID;
       }
     }
+    if (op == COLLRT_X_TABLE) {
+      *c->uses_table = 1;
+      if (x[pc] >= d->ntables) {
+        collrt_diag_set(diag, "plan field '%s': TABLE %u at offset %u but the plan declares %u tables",
+                        field, x[pc], at, d->ntables);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+    }
     if (op == COLLRT_X_DIM || op == COLLRT_X_COORD || op == COLLRT_X_RANK_AT)
-      *uses_topology = 1;
-    pc += imm;
+      *c->uses_topology = 1;
     if (depth < pops) {
       collrt_diag_set(diag, "plan field '%s': opcode 0x%02x at offset %u pops %u values but the stack holds %u",
                       field, op, at, pops, depth);
       return COLLRT_ERR_PLAN_INVALID;
     }
-    depth = depth - pops + pushes;
+    depth -= pops;
+    if (op == COLLRT_X_SUM) {
+      unsigned var = x[pc], n = collrt_rd16(x + pc + 1u);
+      pc += imm;
+      if (nesting + 1u > COLLRT_MAX_SUM_NESTING) {
+        collrt_diag_set(diag, "plan field '%s': SUM at offset %u nests deeper than %d",
+                        field, at, COLLRT_MAX_SUM_NESTING);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      if (n == 0 || pc + n > (end ? end : d->expr_bytes)) {
+        collrt_diag_set(diag, "plan field '%s': SUM at offset %u has a %u-byte summand, empty or past the %s",
+                        field, at, n, end ? "enclosing summand" : "pool");
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      collrt_status_t st = check_code(c, &pc, pc + n, defined | 1ull << var, depth, nesting + 1u);
+      if (st)
+        return st;
+      imm = 0; /* pc now stands after the summand; it pushed the sum */
+    }
+    pc += imm;
+    depth += pushes;
     if (depth > COLLRT_MAX_EXPR_STACK) {
       collrt_diag_set(diag, "plan field '%s': expression at offset %u needs more than %d stack entries",
-                      field, ref, COLLRT_MAX_EXPR_STACK);
+                      field, c->ref, COLLRT_MAX_EXPR_STACK);
       return COLLRT_ERR_PLAN_INVALID;
     }
   }
+}
+
+/* Checks one expression; `defined` is the set of variables in scope. Sets
+ * *uses_table when it reads TABLE. */
+static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
+                                  uint64_t defined, const char *field,
+                                  int *uses_topology, int *uses_table, collrt_diag_t *diag) {
+  const collrt_plan_desc_t *d = &plan->desc;
+  if (ref >= d->expr_bytes) {
+    collrt_diag_set(diag, "plan field '%s' is %u but the expression pool has %u bytes",
+                    field, ref, d->expr_bytes);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  expr_check_t c = {plan, field, ref, uses_topology, uses_table, diag};
+  unsigned pc = ref;
+  return check_code(&c, &pc, 0, defined, 0, 0);
 }
 
 static int is_transfer(uint8_t kind) {
@@ -109,7 +177,7 @@ static int is_transfer(uint8_t kind) {
 }
 
 static int is_container(uint8_t kind) {
-  return kind == COLLRT_STMT_PHASE || kind == COLLRT_STMT_FOR ||
+  return kind == COLLRT_STMT_PHASE || kind == COLLRT_STMT_EXCHANGE || kind == COLLRT_STMT_FOR ||
          kind == COLLRT_STMT_IF || is_transfer(kind);
 }
 
@@ -133,6 +201,7 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
                 (s->slot ? 0u : 0x4u);
     break;
   case COLLRT_STMT_SEG: *required = 0x3u; break;
+  case COLLRT_STMT_PUT: *required = 0x7u; break; /* peer, index, value */
   case COLLRT_STMT_DEP: *optional = 0x30u; break; /* its event index, NONE = 0 */
   default: break;
   }
@@ -149,8 +218,8 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   const collrt_plan_desc_t *d = &plan->desc;
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_DEP) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..9)", i, k);
+  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_PUT) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..11)", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (!is_container(k) && s->body != 0) {
@@ -161,6 +230,10 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
     collrt_diag_set(diag, "plan field 'stmt[%u].fifo' is %u but the plan declares %u FIFOs", i, s->slot, d->nfifos);
     return COLLRT_ERR_PLAN_INVALID;
   }
+  if (k == COLLRT_STMT_PUT && s->slot >= d->ntables) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].table' is %u but the plan declares %u tables", i, s->slot, d->ntables);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
   if ((k == COLLRT_STMT_FOR || k == COLLRT_STMT_LET) && s->slot >= d->nvars) {
     collrt_diag_set(diag, "plan field 'stmt[%u].var' is %u but the plan declares %u variables", i, s->slot, d->nvars);
     return COLLRT_ERR_PLAN_INVALID;
@@ -169,7 +242,7 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
                       : k == COLLRT_STMT_COPY ? (COLLRT_GATHER_SRC | COLLRT_GATHER_DST)
                       : k == COLLRT_STMT_SEG  ? COLLRT_SIDE_DST
                                               : 0;
-  if ((k == COLLRT_STMT_IF || k >= COLLRT_STMT_SEND) && s->slot > max_slot) {
+  if ((k == COLLRT_STMT_IF || (k >= COLLRT_STMT_SEND && k != COLLRT_STMT_PUT)) && s->slot > max_slot) {
     collrt_diag_set(diag, "plan field 'stmt[%u].slot' is %u but must be at most %u for kind %u", i, s->slot,
                     max_slot, k);
     return COLLRT_ERR_PLAN_INVALID;
@@ -234,10 +307,11 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   return COLLRT_OK;
 }
 
-/* Where a body stands: the top level, a phase, or the body of transfer
- * statement `xfer` (where SEG and DEP live). */
+/* Where a body stands: the top level, a phase, an exchange, or the body of
+ * transfer statement `xfer` (where SEG and DEP live). */
 typedef struct body_ctx {
   int in_phase;
+  int in_exchange;
   int xfer; /* statement index, or -1 outside a transfer's body */
 } body_ctx_t;
 
@@ -245,8 +319,22 @@ static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, bo
                                        collrt_diag_t *diag) {
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  if (!ctx.in_phase && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only PHASE and LET may appear at top level", i, k);
+  int top = !ctx.in_phase && !ctx.in_exchange;
+  if (top && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET && k != COLLRT_STMT_EXCHANGE) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only EXCHANGE, PHASE and LET may appear at top level", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (!top && k == COLLRT_STMT_EXCHANGE) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is EXCHANGE inside another statement (exchanges are top level)", i);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (ctx.in_exchange && k != COLLRT_STMT_FOR && k != COLLRT_STMT_IF && k != COLLRT_STMT_LET &&
+      k != COLLRT_STMT_PUT) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u inside an EXCHANGE, which holds only FOR, IF, LET and PUT", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (!ctx.in_exchange && k == COLLRT_STMT_PUT) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is PUT outside an EXCHANGE", i);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (ctx.in_phase && k == COLLRT_STMT_PHASE) {
@@ -286,6 +374,8 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
                                   collrt_diag_t *diag) {
   char field[48];
   unsigned i = first;
+  int top = !ctx.in_phase && !ctx.in_exchange;
+  int first_table_let = -1, seen_phase = 0; /* top level: the first-pass rules */
   while (i < end) {
     const collrt_stmt_t *s = &plan->stmts[i];
     collrt_status_t st = check_stmt_fields(plan, i, diag);
@@ -298,13 +388,33 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
                       i, s->body, end);
       return COLLRT_ERR_PLAN_INVALID;
     }
+    int uses_table = 0;
     for (unsigned e = 0; e < COLLRT_STMT_EXPRS; ++e) {
       if (s->expr[e] == COLLRT_EXPR_NONE)
         continue;
       snprintf(field, sizeof field, "stmt[%u].expr[%u]", i, e);
-      st = check_expr(plan, s->expr[e], defined, field, &plan->uses_topology, diag);
+      st = check_expr(plan, s->expr[e], defined, field, &plan->uses_topology, &uses_table, diag);
       if (st)
         return st;
+    }
+    if (uses_table && ctx.in_exchange) {
+      collrt_diag_set(diag, "plan field 'stmt[%u]': reads TABLE inside an EXCHANGE, before the tables exist", i);
+      return COLLRT_ERR_PLAN_INVALID;
+    }
+    if (top) {
+      if (uses_table && s->kind == COLLRT_STMT_LET && first_table_let < 0)
+        first_table_let = (int)i;
+      if (s->kind == COLLRT_STMT_EXCHANGE) {
+        plan->has_exchange = 1;
+        if (seen_phase || first_table_let >= 0) {
+          collrt_diag_set(diag, "plan field 'stmt[%u]': EXCHANGE after %s stmt[%d]; every EXCHANGE comes before the first PHASE and before any LET that reads TABLE",
+                          i, seen_phase ? "PHASE" : "the TABLE-reading LET",
+                          seen_phase ? seen_phase - 1 : first_table_let);
+          return COLLRT_ERR_PLAN_INVALID;
+        }
+      }
+      if (s->kind == COLLRT_STMT_PHASE && !seen_phase)
+        seen_phase = (int)i + 1;
     }
     if (s->kind == COLLRT_STMT_LET)
       defined |= 1ull << s->slot;
@@ -314,6 +424,7 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
         inner |= 1ull << s->slot;
       body_ctx_t in = ctx;
       in.in_phase = ctx.in_phase || s->kind == COLLRT_STMT_PHASE;
+      in.in_exchange = ctx.in_exchange || s->kind == COLLRT_STMT_EXCHANGE;
       if (is_transfer(s->kind))
         in.xfer = (int)i;
       st = check_body(plan, i + 1, i + 1 + s->body, in, inner, diag);
@@ -378,9 +489,22 @@ static collrt_status_t check_header(const collrt_plan_t *plan,
     collrt_diag_set(diag, "plan field 'flags' is 0x%02x but only bit 0 (unverified) is defined", d->flags);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if (collrt_rd16(b + COLLRT_H_RESERVED1)) {
+  if (b[COLLRT_H_RESERVED1]) {
     collrt_diag_set(diag, "plan field 'reserved' at byte %d is %u but must be 0", COLLRT_H_RESERVED1,
-                    collrt_rd16(b + COLLRT_H_RESERVED1));
+                    b[COLLRT_H_RESERVED1]);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->ntables > COLLRT_MAX_TABLES) {
+    collrt_diag_set(diag, "plan field 'ntables' is %u but at most %d are allowed", d->ntables, COLLRT_MAX_TABLES);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->block_bytes_max == 0) {
+    collrt_diag_set(diag, "plan field 'block_bytes_max' is 0; a plan for any size records UINT64_MAX");
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (d->block_bytes_min > d->block_bytes_max) {
+    collrt_diag_set(diag, "plan field 'block_bytes_min' is %llu, above block_bytes_max %llu",
+                    (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
     return COLLRT_ERR_PLAN_INVALID;
   }
   for (unsigned f = 0; f < d->nfifos; ++f) {
@@ -455,6 +579,9 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   d->nstmts = collrt_rd16(b + COLLRT_H_NSTMTS);
   d->expr_bytes = collrt_rd16(b + COLLRT_H_EXPR_BYTES);
   d->scratch_expr = collrt_rd16(b + COLLRT_H_SCRATCH);
+  d->ntables = b[COLLRT_H_NTABLES];
+  d->block_bytes_min = collrt_rd64(b + COLLRT_H_BLOCK_MIN);
+  d->block_bytes_max = collrt_rd64(b + COLLRT_H_BLOCK_MAX);
   uint64_t expect = COLLRT_PLAN_HEADER_BYTES + (uint64_t)COLLRT_PLAN_FIFO_BYTES * d->nfifos +
                     (uint64_t)COLLRT_PLAN_STMT_BYTES * d->nstmts + d->expr_bytes;
   if (expect != len) {
@@ -493,10 +620,11 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   d->exprs = plan->exprs;
   if ((st = check_header(plan, diag)))
     goto fail;
+  int uses_table = 0; /* TABLE in scratch_expr is fine: it is evaluated in the second pass */
   if (d->scratch_expr != COLLRT_EXPR_NONE &&
-      (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, diag)))
+      (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, &uses_table, diag)))
     goto fail;
-  body_ctx_t top = {0, -1};
+  body_ctx_t top = {0, 0, -1};
   if ((st = check_body(plan, 0, d->nstmts, top, 0, diag)))
     goto fail;
   *out_plan = plan;

@@ -44,6 +44,10 @@ collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *d,
   collrt_wr16(b + COLLRT_H_NSTMTS, d->nstmts);
   collrt_wr16(b + COLLRT_H_EXPR_BYTES, d->expr_bytes);
   collrt_wr16(b + COLLRT_H_SCRATCH, d->scratch_expr);
+  b[COLLRT_H_NTABLES] = d->ntables;
+  collrt_wr64(b + COLLRT_H_BLOCK_MIN, d->block_bytes_min);
+  /* a description that leaves the range zeroed means any size */
+  collrt_wr64(b + COLLRT_H_BLOCK_MAX, d->block_bytes_max ? d->block_bytes_max : UINT64_MAX);
   uint8_t *p = b + COLLRT_PLAN_HEADER_BYTES;
   for (unsigned f = 0; f < d->nfifos; ++f, p += COLLRT_PLAN_FIFO_BYTES) {
     collrt_wr16(p, d->fifos[f].send_depth);

@@ -15,6 +15,7 @@ struct collrt_plan {
   collrt_stmt_t *stmts;
   uint8_t *exprs;
   int uses_topology; /* some expression uses DIM, COORD or RANK_AT */
+  int has_exchange;  /* the program has an EXCHANGE statement */
 };
 
 uint32_t collrt_crc32(const uint8_t *p, size_t n);
@@ -43,6 +44,10 @@ static inline void collrt_wr32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; ++i)
     p[i] = (uint8_t)(v >> (8 * i));
 }
+static inline void collrt_wr64(uint8_t *p, uint64_t v) {
+  collrt_wr32(p, (uint32_t)v);
+  collrt_wr32(p + 4, (uint32_t)(v >> 32));
+}
 
 /* Byte offsets of header fields (see the grammar in plan_format.h). */
 enum {
@@ -66,7 +71,10 @@ enum {
   COLLRT_H_NSTMTS = 56,
   COLLRT_H_EXPR_BYTES = 58,
   COLLRT_H_SCRATCH = 60,
-  COLLRT_H_RESERVED1 = 62,
+  COLLRT_H_NTABLES = 62,
+  COLLRT_H_RESERVED1 = 63,
+  COLLRT_H_BLOCK_MIN = 64,
+  COLLRT_H_BLOCK_MAX = 72,
 };
 
 #endif

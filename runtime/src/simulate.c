@@ -29,6 +29,8 @@ typedef struct sim_rank {
   collrt_expand_input_t in;
   int64_t *arrays; /* scounts, sdispls, rcounts, rdispls: 4 * size */
   collrt_steps_t steps;
+  collrt_table_entry_t *entries; /* the bind-time exchange's result */
+  collrt_tables_t tables;
   collrt_fifo_queue_t fq;
   int fq_ready;
   uint64_t *label[COLLRT_BUF_COUNT_];
@@ -371,6 +373,54 @@ static collrt_status_t check_result(sim_t *s) {
   return st;
 }
 
+/* The bind-time exchange in memory: every rank's PUTs (the same first pass
+ * bind runs) delivered to their peers' tables. */
+static collrt_status_t exchange(sim_t *s) {
+  int P = s->P;
+  collrt_status_t st = COLLRT_OK;
+  collrt_put_t **puts = calloc((size_t)P, sizeof *puts);
+  size_t *nputs = calloc((size_t)P, sizeof *nputs);
+  if (!puts || !nputs) {
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  for (int p = 0; p < P && !st; ++p)
+    st = collrt_exchange_puts(s->plan, &s->r[p].in, &puts[p], &nputs[p], s->diag);
+  for (int p = 0; p < P && !st; ++p)
+    for (size_t k = 0; k < nputs[p]; ++k)
+      ++s->r[puts[p][k].peer].tables.count;
+  for (int p = 0; p < P && !st; ++p) {
+    sim_rank_t *r = &s->r[p];
+    r->entries = malloc((r->tables.count + 1) * sizeof *r->entries);
+    if (!r->entries) {
+      collrt_diag_set(s->diag, "cannot allocate %zu exchange entries for rank %d", r->tables.count, p);
+      st = COLLRT_ERR_NOMEM;
+    }
+    r->tables.entries = r->entries;
+    r->tables.count = 0;
+  }
+  for (int p = 0; p < P && !st; ++p)
+    for (size_t k = 0; k < nputs[p]; ++k) {
+      sim_rank_t *r = &s->r[puts[p][k].peer];
+      collrt_table_entry_t *e = &r->entries[r->tables.count++];
+      e->from = p;
+      e->table = puts[p][k].table;
+      e->index = puts[p][k].index;
+      e->value = puts[p][k].value;
+    }
+  for (int p = 0; p < P && !st; ++p) {
+    st = collrt_tables_sort(s->r[p].entries, s->r[p].tables.count, p, s->diag);
+    s->r[p].in.tables = &s->r[p].tables;
+  }
+out:
+  if (puts)
+    for (int p = 0; p < P; ++p)
+      free(puts[p]);
+  free(puts);
+  free(nputs);
+  return st;
+}
+
 collrt_status_t collrt_simulate(const collrt_plan_t *plan,
                                 const collrt_sim_input_t *input,
                                 collrt_sim_result_t *out, collrt_diag_t *diag) {
@@ -402,11 +452,17 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
     st = COLLRT_ERR_NOMEM;
     goto out;
   }
-  for (int p = 0; p < P; ++p) {
+  for (int p = 0; p < P; ++p)
     if ((st = build_input(&s, input, p)))
       goto out;
+  if (collrt_plan_has_exchange(plan) && (st = exchange(&s)))
+    goto out;
+  for (int p = 0; p < P; ++p) {
     if ((st = collrt_expand(plan, &s.r[p].in, &s.r[p].steps, diag)))
       goto out;
+    free(s.r[p].entries); /* expansion consumed the tables */
+    s.r[p].entries = NULL;
+    s.r[p].in.tables = NULL;
     s.r[p].base = s.total;
     s.total += s.r[p].steps.count;
     if (s.r[p].steps.count > s.res.max_steps)
@@ -479,6 +535,7 @@ out:
     for (int p = 0; p < P; ++p) {
       sim_rank_t *r = &s.r[p];
       free(r->arrays);
+      free(r->entries);
       collrt_steps_free(&r->steps);
       if (r->fq_ready)
         collrt_fq_free(&r->fq);

@@ -56,7 +56,7 @@ static void test_round_trip(void) {
     return;
   size_t len;
   const uint8_t *bytes = collrt_plan_bytes(p, &len);
-  CHECK(len == 64 + 4 + 24u * b.desc.nstmts + b.desc.expr_bytes, "length %zu", len);
+  CHECK(len == COLLRT_PLAN_HEADER_BYTES + 4 + 24u * b.desc.nstmts + b.desc.expr_bytes, "length %zu", len);
   collrt_plan_t *q = NULL;
   collrt_diag_t d = {{0}};
   EXPECT(collrt_plan_load(bytes, len, &q, &d), COLLRT_OK, &d, NULL);
@@ -81,7 +81,7 @@ static void test_round_trip(void) {
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_CHECKSUM, &d, "does not match contents");
   memcpy(c, bytes, len);
   EXPECT(collrt_plan_load(c, len - 5, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "but header says total_bytes");
-  EXPECT(collrt_plan_load(c, 30, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "shorter than the 64-byte header");
+  EXPECT(collrt_plan_load(c, 30, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "shorter than the 80-byte header");
   c[0] = 'X';
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "magic");
   memcpy(c, bytes, len);
@@ -101,7 +101,7 @@ static void test_round_trip(void) {
   memcpy(c, bytes, len);
   c[COLLRT_H_RESERVED1] = 1;
   collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
-  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'reserved' at byte 62");
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_INVALID, &d, "'reserved' at byte 63");
   free(c);
   collrt_plan_free(p);
   CHECK(collrt_crc32((const uint8_t *)"123456789", 9) == 0xCBF43926u, "CRC-32 check value");
@@ -123,7 +123,7 @@ static void test_validation(void) {
   MUTATE(b.stmts[0].slot = 5; b.desc.nfifos = 2; b.fifos[1].send_depth = 1,
          "plan field 'stmt[0].fifo' is 5 but the plan declares 2 FIFOs");
   MUTATE(b.stmts[3].slot = 9, "'stmt[3].var' is 9 but the plan declares 8 variables");
-  MUTATE(b.stmts[5].kind = 10, "'stmt[5].kind' is 10");
+  MUTATE(b.stmts[5].kind = 12, "'stmt[5].kind' is 12");
   MUTATE(b.stmts[5].buf0 = COLLRT_BUF_SEND, "'stmt[5].buf0' is 0");
   MUTATE(b.stmts[6].buf0 = 3, "'stmt[6].buf0' is 3");
   MUTATE(b.stmts[1].buf1 = COLLRT_BUF_SCRATCH, "SCRATCH but the plan declares no scratch_expr");
@@ -151,7 +151,7 @@ static void test_validation(void) {
          b.stmts[6].wait_event = 0; b.stmts[6].expr[0] = b.stmts[6].expr[1] = b.stmts[6].expr[2] =
              b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
          "a DEP waits on one");
-  MUTATE(b.stmts[0].body = 0, "only PHASE and LET may appear at top level");
+  MUTATE(b.stmts[0].body = 0, "only EXCHANGE, PHASE and LET may appear at top level");
   MUTATE(b.stmts[2].kind = COLLRT_STMT_PHASE; b.stmts[2].slot = 0;
          b.stmts[2].expr[0] = b.stmts[2].expr[1] = COLLRT_EXPR_NONE,
          "PHASE inside another phase");
@@ -202,9 +202,10 @@ static int64_t eval_str(const char *src, int rank, int size, collrt_status_t *st
     return 0;
   }
   int64_t counts[12] = {5, 0, 7, 0, 3, 9, 9, 9, 9, 9, 9, 9}, zeros[12] = {0};
-  collrt_expand_input_t in = {size, rank, counts, zeros, counts, zeros, 0, 0};
+  collrt_expand_input_t in = {size, rank, counts, zeros, counts, zeros, 0, 0, NULL};
   int64_t vars[COLLRT_MAX_VARS] = {0};
-  collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars};
+  uint64_t sum_budget = 1000;
+  collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars, &sum_budget};
   *st = collrt_expr_eval(&ctx, ref, &out, why, 200);
   collrt_plan_free(p);
   return out;
@@ -222,6 +223,9 @@ static void test_expressions(void) {
       {"7 coord0", 0}, {"7 coord1", 1}, {"10 coord0", 2},
       {"2 1 1 rank_at", 11}, {"0 1 0 rank_at", 6},
       {"2 rcount", 7}, {"rsum", 78}, {"rminpos", 3}, {"rzeros", 2},
+      {"0 4 sum1[ v1 v1 * ]", 14}, {"5 2 sum1[ 1 ]", 0}, {"2 2 sum1[ 1 ]", 0},
+      {"0 4 sum1[ 0 v1 sum2[ v2 v1 * ] ]", 0 + 0 + 2 + 9}, {"1 0 3 sum1[ v1 ] +", 4},
+      {"0 12 sum1[ v1 rcount ]", 78},
   };
   char why[200];
   collrt_status_t st;
@@ -237,6 +241,9 @@ static void test_expressions(void) {
       {"-1 isqrt", "negative"}, {"12 scount", "SCOUNT(12) is outside [0, 12)"},
       {"-1 rdispl", "RDISPL(-1)"}, {"3 0 0 rank_at", "coordinate 0 is 3"},
       {"0 0 2 rank_at", "local index 2"}, {"12 coord0", "outside [0, 12)"},
+      {"0 5 table1", "TABLE 1: rank 0 PUT no entry 5 to rank 3"}, {"12 0 table0", "rank 12 is outside"},
+      {"0 2000 sum1[ 1 ]", "exceeds the bind budget"},
+      {"0 3 sum1[ 4611686018427387904 ]", "overflows"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
     why[0] = 0;
@@ -251,7 +258,7 @@ static void uniform_input(collrt_expand_input_t *in, int64_t *arr, int P, int ra
     arr[j] = arr[2 * P + j] = c;
     arr[P + j] = arr[3 * P + j] = j * c;
   }
-  collrt_expand_input_t x = {P, rank, arr, arr + P, arr + 2 * P, arr + 3 * P, P * c, P * c};
+  collrt_expand_input_t x = {P, rank, arr, arr + P, arr + 2 * P, arr + 3 * P, P * c, P * c, NULL};
   *in = x;
 }
 
@@ -648,6 +655,105 @@ static void test_format_v2(void) {
   }
 }
 
+/* Direct alltoallv whose receivers learn their lengths from the bind-time
+ * exchange instead of their own count arrays: every rank PUTs to each peer
+ * the bytes it will send it (table 0, index 0); receive offsets are prefix
+ * sums over the table that reproduce the simulator's layout (reverse rank
+ * order, 1-byte gaps), so a wrong TABLE or SUM shows as misplaced bytes. */
+static void build_exchange_direct(tp_builder_t *b) {
+  tp_init(b, COLLRT_OP_ALLTOALLV, COLLRT_ALG_DIRECT);
+  b->desc.ntables = 1;
+  unsigned ex = tp_exchange(b);
+  unsigned f = tp_for(b, 0, "0", "P");
+  tp_put(b, 0, "v0", "0", "v0 scount");
+  tp_end(b, f);
+  tp_end(b, ex);
+  unsigned ph = tp_phase(b, 0);
+  tp_copy(b, COLLRT_BUF_SEND, "r sdispl", COLLRT_BUF_RECV, "r rdispl", "r scount");
+  unsigned g = tp_for(b, 0, "1", "P");
+  tp_let(b, 1, "r v0 + P %");
+  tp_let(b, 2, "r v0 - P + P %");
+  tp_recv(b, COLLRT_BUF_RECV, "v2", "v2 1 + P sum3[ v3 0 table0 1 + ] 1 +", "v2 0 table0", "0");
+  tp_send(b, COLLRT_BUF_SEND, "v1", "v1 sdispl", "v1 scount", "0");
+  tp_end(b, g);
+  tp_end(b, ph);
+}
+
+static void test_exchange(void) {
+  static tp_builder_t b;
+  collrt_diag_t d = {{0}};
+  int64_t c[7 * 7];
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    fill_counts(c, 7 * 7, pattern);
+    build_exchange_direct(&b);
+    collrt_plan_t *p = tp_finish(&b);
+    CHECK(p && collrt_plan_has_exchange(p), "the exchange plan encodes and has an exchange");
+    EXPECT(sim(p, 7, c, &d), COLLRT_OK, &d, NULL);
+    collrt_plan_free(p);
+  }
+  /* the first pass alone: what rank 2 tells each peer, in program order */
+  build_exchange_direct(&b);
+  collrt_plan_t *p = tp_finish(&b);
+  int64_t arr[4 * 5];
+  collrt_expand_input_t in;
+  uniform_input(&in, arr, 5, 2, 9);
+  collrt_put_t *puts = NULL;
+  size_t n = 0;
+  EXPECT(collrt_exchange_puts(p, &in, &puts, &n, &d), COLLRT_OK, &d, NULL);
+  CHECK(n == 5 && puts[4].peer == 4 && puts[4].value == 9 && puts[4].index == 0 && puts[4].table == 0,
+        "rank 2 PUTs 5 records, the last (peer 4, 0, 9)");
+  free(puts);
+  /* expanding without the exchange's result names the missing entry */
+  EXPECT(collrt_expand(p, &in, &(collrt_steps_t){0}, &d), COLLRT_ERR_BOUNDS, &d,
+         "PUT no entry 0 to rank 2");
+  collrt_plan_free(p);
+  /* a rank that PUTs one entry twice */
+  build_exchange_direct(&b);
+  b.stmts[2].expr[COLLRT_E_PUT_INDEX] = tp_expr(&b, "v0 2 / 0 *");
+  b.stmts[2].expr[COLLRT_E_PEER] = tp_expr(&b, "v0 2 /");
+  p = tp_finish(&b);
+  fill_counts(c, 4 * 4, 1);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_COUNTS, &d, "PUT entry 0 of table 0 to rank 0 twice");
+  collrt_plan_free(p);
+  /* a PUT to a rank outside the communicator */
+  build_exchange_direct(&b);
+  b.stmts[2].expr[COLLRT_E_PEER] = tp_expr(&b, "v0 1 +");
+  p = tp_finish(&b);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d, "PUT on rank 0: peer 4 is outside [0, 4)");
+  collrt_plan_free(p);
+  /* validation: where EXCHANGE, PUT, TABLE and SUM may stand */
+#define MUTATE_EX(code, needle)                                                  do {                                                                             build_exchange_direct(&b);                                                     code;                                                                          EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, needle);                 } while (0)
+  /* stmt 0 = EXCHANGE, 1 = FOR, 2 = PUT, 3 = PHASE, 4 = COPY, 5 = FOR, 8 = RECV */
+  MUTATE_EX(b.stmts[2].expr[COLLRT_E_PUT_VALUE] = tp_expr(&b, "v0 0 table0"),
+            "reads TABLE inside an EXCHANGE");
+  MUTATE_EX(b.stmts[8].expr[COLLRT_E_LEN] = tp_expr(&b, "v2 0 table1"),
+            "TABLE 1 at offset");
+  MUTATE_EX(b.stmts[2].slot = 1, "'stmt[2].table' is 1 but the plan declares 1 tables");
+  MUTATE_EX(b.stmts[8].kind = COLLRT_STMT_PUT; b.stmts[8].buf0 = 0;
+            b.stmts[8].expr[COLLRT_E_TAG] = COLLRT_EXPR_NONE, "PUT outside an EXCHANGE");
+  MUTATE_EX(b.stmts[2].kind = COLLRT_STMT_SEND; b.stmts[2].slot = 0;
+            b.stmts[2].expr[COLLRT_E_TAG] = tp_expr(&b, "0"), "inside an EXCHANGE, which holds only");
+  MUTATE_EX(b.stmts[8].expr[COLLRT_E_LEN] = tp_expr(&b, "0 3 sum4[ v4 1 ]"),
+            "SUM summand ending at offset");
+  MUTATE_EX(b.stmts[8].expr[COLLRT_E_LEN] = tp_expr(&b, "0 3 sum4[ v3 ]"),
+            "variable 3 is used");
+  MUTATE_EX(b.stmts[8].expr[COLLRT_E_LEN] = tp_expr(&b, "0 3 sum4[ 1 ] v4 +"),
+            "variable 4 is used");
+  MUTATE_EX(b.stmts[8].expr[COLLRT_E_LEN] =
+                tp_expr(&b, "0 1 sum4[ 0 1 sum5[ 0 1 sum6[ 0 1 sum7[ 0 1 sum4[ 1 ] ] ] ] ]"),
+            "nests deeper than 4");
+#undef MUTATE_EX
+  /* an EXCHANGE after the first PHASE */
+  build_exchange_direct(&b);
+  {
+    tp_builder_t *q = &b;
+    unsigned ex = tp_exchange(q);
+    tp_put(q, 0, "0", "1", "1");
+    tp_end(q, ex);
+    EXPECT(encode(q, &d), COLLRT_ERR_PLAN_INVALID, &d, "EXCHANGE after PHASE stmt[3]");
+  }
+}
+
 /* The `auto` idle policy: block under SMPI, yield when the node's ranks
  * outnumber its CPUs, spin otherwise; explicit settings are taken as is. */
 static void test_wait_policy(void) {
@@ -684,6 +790,7 @@ int main(void) {
   test_simulate();
   test_wait_policy();
   test_format_v2();
+  test_exchange();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

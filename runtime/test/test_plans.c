@@ -20,6 +20,7 @@ void tp_init(tp_builder_t *b, collrt_op_t op, collrt_algorithm_t alg) {
   b->desc.gamma_ps_per_byte = 100;
   b->desc.nfifos = 1;
   b->desc.nvars = 8;
+  b->desc.ntables = 2;
   b->desc.scratch_expr = COLLRT_EXPR_NONE;
   b->fifos[0].send_depth = 8;
   b->fifos[0].recv_depth = 0;
@@ -52,6 +53,7 @@ uint16_t tp_expr(tp_builder_t *b, const char *src) {
     return COLLRT_EXPR_NONE;
   uint16_t at = b->desc.expr_bytes;
   char buf[512];
+  unsigned open_sums[COLLRT_MAX_SUM_NESTING + 1], nopen = 0;
   snprintf(buf, sizeof buf, "%s", src);
   for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
     size_t k;
@@ -60,6 +62,20 @@ uint16_t tp_expr(tp_builder_t *b, const char *src) {
         break;
     if (k < sizeof ops / sizeof ops[0]) {
       put(b, ops[k].op);
+    } else if (!strncmp(t, "table", 5)) { /* tableT: pops from, index */
+      put(b, COLLRT_X_TABLE);
+      put(b, (uint8_t)atoi(t + 5));
+    } else if (!strncmp(t, "sum", 3) && t[strlen(t) - 1] == '[') { /* sumV[ summand ] */
+      put(b, COLLRT_X_SUM);
+      put(b, (uint8_t)atoi(t + 3));
+      if (nopen <= COLLRT_MAX_SUM_NESTING)
+        open_sums[nopen++] = b->desc.expr_bytes;
+      put(b, 0);
+      put(b, 0);
+    } else if (!strcmp(t, "]") && nopen) {
+      unsigned len_at = open_sums[--nopen], n = b->desc.expr_bytes - len_at - 2u;
+      b->exprs[len_at] = (uint8_t)n;
+      b->exprs[len_at + 1] = (uint8_t)(n >> 8);
     } else if (t[0] == 'v' || !strncmp(t, "dim", 3) || !strncmp(t, "coord", 5)) {
       put(b, t[0] == 'v' ? COLLRT_X_VAR : t[0] == 'd' ? COLLRT_X_DIM : COLLRT_X_COORD);
       put(b, (uint8_t)atoi(t + (t[0] == 'v' ? 1 : t[0] == 'd' ? 3 : 5)));
@@ -129,6 +145,14 @@ unsigned tp_recv(tp_builder_t *b, int buf, const char *peer, const char *off,
                  const char *len, const char *tag) {
   const char *e[8] = {peer, off, len, tag};
   return tp_stmt(b, COLLRT_STMT_RECV, buf, 0, 0, e);
+}
+unsigned tp_exchange(tp_builder_t *b) {
+  return tp_stmt(b, COLLRT_STMT_EXCHANGE, 0, 0, 0, NULL);
+}
+unsigned tp_put(tp_builder_t *b, int table, const char *peer, const char *index,
+                const char *value) {
+  const char *e[8] = {peer, index, value};
+  return tp_stmt(b, COLLRT_STMT_PUT, 0, 0, table, e);
 }
 unsigned tp_copy(tp_builder_t *b, int src, const char *src_off, int dst,
                  const char *dst_off, const char *len) {

@@ -33,6 +33,12 @@ unsigned tp_recv(tp_builder_t *b, int buf, const char *peer, const char *off,
                  const char *len, const char *tag);
 unsigned tp_copy(tp_builder_t *b, int src, const char *src_off, int dst,
                  const char *dst_off, const char *len);
+/* The bind-time exchange: an EXCHANGE container and its PUTs. In
+ * expressions, "tableT" pops from and index, "sumV[ ... ]" sums the
+ * bracketed summand over vV in [lo, hi) (popped). */
+unsigned tp_exchange(tp_builder_t *b);
+unsigned tp_put(tp_builder_t *b, int table, const char *peer, const char *index,
+                const char *value);
 
 /* v2: a segment of the enclosing gathered transfer, an extra wait (DEP),
  * and the wait / signal of transfer statement `s`. */

@@ -84,6 +84,29 @@ typedef struct collrt_step {
   uint32_t ndst;   /* segments of a COPY destination (after the source's); 0 = contiguous */
 } collrt_step_t;
 
+/* ---- The bind-time exchange (EXCHANGE / PUT / TABLE in plan_format.h) ---- */
+
+/* A PUT on its way to rank `peer`. */
+typedef struct collrt_put {
+  int64_t index, value;
+  int32_t peer;
+  uint8_t table;
+} collrt_put_t;
+
+/* A value a rank received: rank `from` PUT `value` at (table, index). */
+typedef struct collrt_table_entry {
+  int64_t index, value;
+  int32_t from;
+  uint8_t table;
+} collrt_table_entry_t;
+
+/* What TABLE reads: entries sorted by (table, from, index), no duplicates
+ * (collrt_tables_sort). */
+typedef struct collrt_tables {
+  const collrt_table_entry_t *entries;
+  size_t count;
+} collrt_tables_t;
+
 /* What a rank knows at bind time. Counts and displacements are in bytes and
  * have `size` entries; for alltoall the caller fills them uniformly. */
 typedef struct collrt_expand_input {
@@ -95,6 +118,7 @@ typedef struct collrt_expand_input {
   const int64_t *rdispls;
   int64_t send_bytes;  /* extent of the send buffer the steps may touch */
   int64_t recv_bytes;  /* extent of the receive buffer */
+  const collrt_tables_t *tables; /* the exchange's result; NULL if none */
 } collrt_expand_input_t;
 
 typedef struct collrt_steps {
@@ -147,6 +171,22 @@ void collrt_steps_free(collrt_steps_t *steps);
  *   user's send + receive bytes). COLLRT_STEP_BUDGET=N sets the step budget
  *   (up to COLLRT_MAX_STEPS) for plans that really need more. */
 uint64_t collrt_step_budget(const collrt_expand_input_t *input);
+
+/* 1 if the plan has an EXCHANGE: bind must then deliver the PUTs of every
+ * rank before expansion. */
+int collrt_plan_has_exchange(const collrt_plan_t *plan);
+/* The exchange's first pass for input->rank (input->tables unused): every
+ * PUT this rank makes, in program order (*out is malloc'ed; free() it).
+ * Peers are checked against the communicator; the record count is bounded
+ * by the step budget. */
+collrt_status_t collrt_exchange_puts(const collrt_plan_t *plan,
+                                     const collrt_expand_input_t *input,
+                                     collrt_put_t **out, size_t *out_count,
+                                     collrt_diag_t *diag);
+/* Sorts the entries one rank received into the order TABLE searches;
+ * COLLRT_ERR_COUNTS (naming the sender) if a rank PUT one entry twice. */
+collrt_status_t collrt_tables_sort(collrt_table_entry_t *entries, size_t count, int rank,
+                                   collrt_diag_t *diag);
 
 #ifdef __cplusplus
 }

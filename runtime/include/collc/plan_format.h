@@ -31,7 +31,17 @@
  *                 u16 nstmts                  1..COLLRT_MAX_STMTS
  *                 u16 expr_bytes              size of expr_pool
  *                 u16 scratch_expr            expr ref: scratch bytes, or NONE
- *                 u16 reserved                = 0
+ *                 u8  ntables                 0..COLLRT_MAX_TABLES: bind-time tables
+ *                 u8  reserved                = 0
+ *                 u64 block_bytes_min         message sizes the plan was compiled
+ *                 u64 block_bytes_max         for (bytes per peer block; allgatherv:
+ *                                             per contribution); max UINT64_MAX
+ *                                             = any size (encoding a description
+ *                                             whose max is 0 writes UINT64_MAX; a
+ *                                             plan whose max is 0 is invalid).
+ *                                             Informational: a plan runs at
+ *                                             every size; a library choosing among
+ *                                             plans matches calls against it.
  *   fifo       := u16 send_depth              >= 1: sends in flight on this FIFO
  *                 u16 recv_depth              receives in flight; 0 = unbounded
  *   stmt       := u8 kind  u8 buf0  u8 buf1  u8 slot
@@ -71,6 +81,23 @@
  *          RECV) or the COPY's source, side 1 the COPY's destination.
  *   DEP    wait_event = id+1, e4, e5 = index: one more event the enclosing
  *          transfer waits on (a join).
+ *   EXCHANGE                               the bind-time exchange (below)
+ *   PUT    slot = table, e0 = peer, e1 = index, e2 = value: tells rank
+ *          `peer` the value of entry `index` of this rank's table `slot`.
+ *
+ * Bind-time exchange (seed 004's "planned" collective). Some schedules need,
+ * on one rank, values only other ranks know: an intermediate that forwards
+ * alltoallv blocks must know their counts to receive and lay them out. Bind
+ * runs the program twice. The first pass executes the top-level LETs and
+ * EXCHANGE bodies up to the last EXCHANGE, which emit PUT records; the
+ * records are delivered once per bind (the MPI runtime: one MPI_Alltoall of
+ * record counts and one MPI_Alltoallv of records; the simulator: in memory),
+ * and the second pass expands the whole program (skipping EXCHANGE bodies),
+ * where TABLE(t, from, index) reads the value rank `from` PUT to this rank
+ * for entry `index` of table t. Reading an entry no rank PUT is an expansion
+ * error, as is a rank PUTting one entry twice to the same peer; TABLE may
+ * not occur in the first pass (an EXCHANGE body, or a top-level LET before
+ * the last EXCHANGE). A plan without EXCHANGE binds with no extra messages.
  *
  * Gathered transfers. A transfer's `slot` says which sides are gathered from
  * its SEG statements: bit 0 the message / COPY source, bit 1 the COPY
@@ -139,7 +166,7 @@ extern "C" {
 
 #define COLLRT_PLAN_MAGIC "COLLPLAN"
 #define COLLRT_PLAN_FORMAT_VERSION 2
-#define COLLRT_PLAN_HEADER_BYTES 64
+#define COLLRT_PLAN_HEADER_BYTES 80
 #define COLLRT_PLAN_FIFO_BYTES 4
 #define COLLRT_PLAN_STMT_BYTES 24
 #define COLLRT_PLAN_CHECKSUM_OFFSET 16
@@ -154,6 +181,8 @@ extern "C" {
 #define COLLRT_MAX_VARS 64
 #define COLLRT_MAX_STMTS 4096
 #define COLLRT_MAX_EXPR_STACK 16
+#define COLLRT_MAX_TABLES 8
+#define COLLRT_MAX_SUM_NESTING 4
 #define COLLRT_STMT_EXPRS 8
 #define COLLRT_EXPR_NONE 0xFFFFu
 
@@ -200,6 +229,8 @@ typedef enum collrt_stmt_kind {
   COLLRT_STMT_COPY = 7,
   COLLRT_STMT_SEG = 8,
   COLLRT_STMT_DEP = 9,
+  COLLRT_STMT_EXCHANGE = 10,
+  COLLRT_STMT_PUT = 11,
 } collrt_stmt_kind_t;
 
 /* Transfer `slot` bits: which sides are gathered from SEG statements. */
@@ -231,6 +262,7 @@ enum {
   COLLRT_E_WAIT_I = 4, COLLRT_E_WAIT_J = 5,
   COLLRT_E_SIGNAL_I = 6, COLLRT_E_SIGNAL_J = 7,
   COLLRT_E_SEG_OFF = 0, COLLRT_E_SEG_LEN = 1,
+  COLLRT_E_PUT_INDEX = 1, COLLRT_E_PUT_VALUE = 2,
 };
 
 /* Expression instructions. Immediates follow the opcode byte. "pop" reads
@@ -256,6 +288,15 @@ typedef enum collrt_expr_op {
   COLLRT_X_RCOUNT_SUM = 0x14,    /* sum of all receive counts */
   COLLRT_X_RCOUNT_MINPOS = 0x15, /* smallest positive receive count, 0 if none */
   COLLRT_X_RCOUNT_ZEROS = 0x16,  /* number of zero receive counts */
+  COLLRT_X_TABLE = 0x17,    /* imm u8 t; pop index, then from: the value rank
+                               `from` PUT to this rank at (t, index) */
+  COLLRT_X_SUM = 0x18,      /* imm u8 var, imm u16 n; pop hi, then lo; the
+                               next n bytes are the summand, an expression
+                               without END that pushes one value: pushes
+                               sum over var in [lo, hi) of the summand (0 if
+                               hi <= lo), then continues after it. The var
+                               is visible only in the summand; SUMs nest at
+                               most COLLRT_MAX_SUM_NESTING deep */
   COLLRT_X_ADD = 0x20,      /* pop b, a: a + b */
   COLLRT_X_SUB = 0x21,
   COLLRT_X_MUL = 0x22,
@@ -313,6 +354,9 @@ typedef struct collrt_plan_desc {
   uint16_t nstmts;
   uint16_t expr_bytes;
   uint16_t scratch_expr;
+  uint8_t ntables;
+  uint64_t block_bytes_min;
+  uint64_t block_bytes_max; /* UINT64_MAX: any size (0 when encoding: the same) */
   const collrt_fifo_desc_t *fifos;
   const collrt_stmt_t *stmts;
   const uint8_t *exprs;
