@@ -1,6 +1,8 @@
 //===- SchedOps.cpp - sched operation verifiers and syntax ----------------===//
 #include "dialect/Sched/SchedOps.h"
 
+#include "collc/plan_format.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -28,15 +30,27 @@ LogicalResult PlanOp::verify() {
     if (!seen.insert(name.getValue()).second)
       return emitOpError("(P2) event '") << name.getValue()
                                          << "' is declared twice";
+  Operation *firstPhase = nullptr;
   for (Operation &op : getBody().front()) {
-    if (isa<PhaseOp, ScratchOp>(op) || op.hasTrait<OpTrait::ConstantLike>() ||
-        isPure(&op))
+    if (isa<PhaseOp>(op) && !firstPhase)
+      firstPhase = &op;
+    if (isa<ExchangeOp>(op) && firstPhase)
+      return op.emitOpError("(P3) comes after a phase; every sched.exchange "
+                            "runs before the program, so it precedes the "
+                            "first phase")
+                 .attachNote(firstPhase->getLoc())
+             << "the first phase";
+    if (isa<PhaseOp, ScratchOp, ExchangeOp>(op) ||
+        op.hasTrait<OpTrait::ConstantLike>() || isPure(&op))
       continue;
     return op.emitOpError("(P3) cannot appear directly in a plan; only "
-                          "phases, sched.scratch and expressions can")
+                          "exchanges, phases, sched.scratch and expressions can")
                .attachNote(getLoc())
            << "in this plan";
   }
+  if (std::optional<ArrayRef<int64_t>> range = getBlockBytes())
+    if (range->size() != 2 || (*range)[0] < 0 || (*range)[0] > (*range)[1])
+      return emitOpError("(P5) block_bytes must be [min, max] with 0 <= min <= max");
   return success();
 }
 
@@ -131,6 +145,41 @@ LogicalResult ForOp::verify() {
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("(L2) the body takes one index induction variable");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The bind-time exchange
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExchangeOp::verify() {
+  if (!isa<PlanOp>((*this)->getParentOp()))
+    return emitOpError("(E1) must be directly inside a sched.plan");
+  WalkResult walk = getBody().walk([&](Operation *inner) {
+    if (isa<ForOp, IfOp, PutOp, TableOp>(inner) || isPure(inner))
+      return WalkResult::advance();
+    inner->emitOpError("(E2) cannot appear in a sched.exchange");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+static LogicalResult verifyTableIndex(Operation *op, int64_t table) {
+  if (table < 0 || table >= COLLRT_MAX_TABLES)
+    return op->emitOpError("(T2) table ")
+           << table << " is outside [0, " << COLLRT_MAX_TABLES << ")";
+  return success();
+}
+
+LogicalResult PutOp::verify() {
+  if (!(*this)->getParentOfType<ExchangeOp>())
+    return emitOpError("(T1) must be inside a sched.exchange");
+  return verifyTableIndex(*this, getTable());
+}
+
+LogicalResult TableOp::verify() {
+  if ((*this)->getParentOfType<ExchangeOp>())
+    return emitOpError("(T3) reads the exchange's result inside the exchange");
+  return verifyTableIndex(*this, getTable());
 }
 
 //===----------------------------------------------------------------------===//
@@ -285,6 +334,55 @@ LogicalResult AfterOp::verify() {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConstOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+ParseResult SumOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument inductionVar;
+  OpAsmParser::UnresolvedOperand lower, upper;
+  Type index = parser.getBuilder().getIndexType();
+  inductionVar.type = index;
+  Region *body = result.addRegion();
+  if (parser.parseArgument(inductionVar) || parser.parseEqual() ||
+      parser.parseOperand(lower) || parser.parseKeyword("to") ||
+      parser.parseOperand(upper) ||
+      parser.resolveOperand(lower, index, result.operands) ||
+      parser.resolveOperand(upper, index, result.operands) ||
+      parser.parseRegion(*body, {inductionVar}) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  result.addTypes(index);
+  return success();
+}
+
+void SumOp::print(OpAsmPrinter &p) {
+  p << " " << getInductionVar() << " = " << getLower() << " to " << getUpper()
+    << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+void SumOp::getAsmBlockArgumentNames(Region &region,
+                                     OpAsmSetValueNameFn setNameFn) {
+  if (!region.empty() && region.front().getNumArguments() == 1)
+    setNameFn(region.front().getArgument(0), "t");
+}
+
+Value SumOp::getYielded() {
+  return cast<YieldOp>(getBody().front().getTerminator()).getValue();
+}
+
+LogicalResult SumOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("(U1) the body takes one index summation variable");
+  unsigned depth = 1;
+  for (Operation *parent = (*this)->getParentOp(); parent;
+       parent = parent->getParentOp())
+    depth += isa<SumOp>(parent);
+  if (depth > COLLRT_MAX_SUM_NESTING)
+    return emitOpError("(U2) sums nest at most ")
+           << COLLRT_MAX_SUM_NESTING << " deep";
+  return success();
+}
 
 // Readable IR: %rank, %size and %c4096 instead of numbered values.
 void ConstOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {

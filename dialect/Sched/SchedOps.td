@@ -19,9 +19,12 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 //===----------------------------------------------------------------------===//
 
 // (P1) 1 <= size(fifos) <= 16; (P2) size(events) <= 16, names unique;
-// (P3) the body holds only phases, at most one sched.scratch and expressions;
-// (P4) the topology has at most 3 dimensions (checked by the attribute).
+// (P3) the body holds only exchanges, phases, at most one sched.scratch and
+// expressions, every exchange before the first phase;
+// (P4) the topology has at most 3 dimensions (checked by the attribute);
+// (P5) block_bytes is [min, max] with 0 <= min <= max.
 // `unverified` marks a plan compiled with --no-verify; the plan file keeps it.
+// `block_bytes` records the message sizes the plan was compiled for.
 def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
                                      NoTerminator]> {
   let summary = "a complete schedule for one collective";
@@ -32,7 +35,8 @@ def Sched_PlanOp : Sched_Op<"plan", [Symbol, IsolatedFromAbove, SingleBlock,
     Coll_TopologyAttr:$topology,
     TypedArrayAttrBase<Sched_FifoAttr, "FIFO declarations">:$fifos,
     DefaultValuedAttr<StrArrayAttr, "{}">:$events,
-    UnitAttr:$unverified
+    UnitAttr:$unverified,
+    OptionalAttr<DenseI64ArrayAttr>:$block_bytes
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -84,6 +88,32 @@ def Sched_ForOp : Sched_Op<"for", [SingleBlock, NoTerminator,
   let extraClassDeclaration = [{
     mlir::Value getInductionVar() { return getBody().front().getArgument(0); }
   }];
+}
+
+// (E1) directly inside sched.plan, before its first phase; (E2) the body
+// holds only sched.for, sched.if, sched.put and expressions, and reads no
+// sched.table (the tables are what the exchange produces).
+def Sched_ExchangeOp : Sched_Op<"exchange", [SingleBlock, NoTerminator]> {
+  let summary = "the bind-time exchange: values other ranks need, sent once per bind";
+  let description = [{
+    Runs once when the plan is bound, before the program is expanded: the
+    sched.put ops inside tell peers values only this rank knows (e.g. the
+    counts of alltoallv blocks an intermediate will forward); sched.table
+    reads them everywhere else in the plan. The MPI runtime delivers them
+    with one MPI_Alltoall of record counts and one MPI_Alltoallv of records
+    per bind, never per start (seed 004's planned collective).
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+// (T1) inside a sched.exchange; (T2) 0 <= table < 8.
+def Sched_PutOp : Sched_Op<"put"> {
+  let summary = "tells rank `peer` entry `index` of this rank's table";
+  let arguments = (ins I64Attr:$table, Index:$index, Index:$value, Index:$peer);
+  let assemblyFormat = "`table` $table `[` $index `]` `=` $value `to` $peer attr-dict";
+  let hasVerifier = 1;
 }
 
 def Sched_IfOp : Sched_Op<"if", [SingleBlock, NoTerminator]> {
@@ -260,6 +290,41 @@ def Sched_GtOp : Sched_BinaryOp<"gt", 0x34, "1 if lhs > rhs, else 0">;
 def Sched_GeOp : Sched_BinaryOp<"ge", 0x35, "1 if lhs >= rhs, else 0">;
 def Sched_AndOp : Sched_BinaryOp<"and", 0x36, "1 if both are non-zero">;
 def Sched_OrOp : Sched_BinaryOp<"or", 0x37, "1 if either is non-zero">;
+
+// (T2) 0 <= table < 8; (T3) not inside a sched.exchange.
+def Sched_TableOp : Sched_ExprOp<"table"> {
+  let summary = "the value rank `from` put at `index` of `table` for this rank";
+  let arguments = (ins I64Attr:$table, Index:$from, Index:$index);
+  let assemblyFormat = "$table `[` $from `,` $index `]` attr-dict";
+  let hasVerifier = 1;
+}
+
+// (U1) the body takes one index and yields one index; (U2) at most 4 nested.
+def Sched_SumOp : Sched_Op<"sum", [Pure, SingleBlockImplicitTerminator<"YieldOp">,
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "the sum of the body's value over %k in [lower, upper)";
+  let description = [{
+    `%s = sched.sum %k = %lo to %hi { ... sched.yield %v }` is 0 when
+    %hi <= %lo. Prefix sums over run-time counts and exchanged tables lay
+    out stages of variable size.
+  }];
+  let arguments = (ins Index:$lower, Index:$upper);
+  let results = (outs Index:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::Value getInductionVar() { return getBody().front().getArgument(0); }
+    mlir::Value getYielded();
+  }];
+}
+
+def Sched_YieldOp : Sched_Op<"yield", [Pure, Terminator, HasParent<"SumOp">]> {
+  let summary = "the value of one term of a sched.sum";
+  let arguments = (ins Index:$value);
+  let assemblyFormat = "$value attr-dict";
+}
 
 def Sched_NotOp : Sched_ExprOp<"not"> {
   let arguments = (ins Index:$operand);

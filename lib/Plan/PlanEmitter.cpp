@@ -59,6 +59,9 @@ private:
   llvm::StringMap<uint16_t> internedExprs;
   DenseMap<Value, uint8_t> variables;
   unsigned liveVars = 0, maxVars = 0;
+  /// sched.sum bodies being encoded: a summation variable takes the slot
+  /// liveVars + depth, above every variable its expression can read.
+  unsigned sumDepth = 0;
 };
 
 } // namespace
@@ -153,6 +156,39 @@ LogicalResult Emitter::encode(Value value, std::string &code) {
       .Case<AddOp, SubOp, MulOp, FloorDivOp, ModOp, MinOp, MaxOp, CeilDivOp,
             EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, AndOp, OrOp>(
           [&](auto op) { return op1(decltype(op)::kOpcode); })
+      .Case([&](TableOp op) {
+        if (failed(emitOperands()))
+          return failure();
+        code.push_back(static_cast<char>(COLLRT_X_TABLE));
+        code.push_back(static_cast<char>(op.getTable()));
+        return success();
+      })
+      .Case([&](SumOp op) -> LogicalResult {
+        if (failed(encode(op.getLower(), code)) ||
+            failed(encode(op.getUpper(), code)))
+          return failure();
+        unsigned slot = liveVars + sumDepth;
+        if (slot >= COLLRT_MAX_VARS)
+          return op.emitError("schedule needs more than ")
+                 << COLLRT_MAX_VARS << " live plan variables";
+        maxVars = std::max(maxVars, slot + 1);
+        std::string summand;
+        variables[op.getInductionVar()] = slot;
+        ++sumDepth;
+        LogicalResult inner = encode(op.getYielded(), summand);
+        --sumDepth;
+        variables.erase(op.getInductionVar());
+        if (failed(inner))
+          return failure();
+        if (summand.size() > UINT16_MAX)
+          return op.emitError("sched.sum body encodes to more than 64 KiB");
+        uint16_t n = summand.size();
+        code.push_back(static_cast<char>(COLLRT_X_SUM));
+        code.push_back(static_cast<char>(slot));
+        appendImm(code, &n, 2);
+        code += summand;
+        return success();
+      })
       .Case([&](NotOp) { return op1(COLLRT_X_NOT); })
       .Case([&](IsqrtOp) { return op1(COLLRT_X_ISQRT); })
       .Case([&](SelectOp) { return op1(COLLRT_X_SELECT); })
@@ -258,6 +294,21 @@ LogicalResult Emitter::emitOp(Operation &op) {
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](ScratchOp) { return success(); }) // in the header
+      .Case([&](ExchangeOp exchange) {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_EXCHANGE);
+        return emitBody(openStatement(stmt), exchange.getBody().front(),
+                        exchange);
+      })
+      .Case([&](PutOp put) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_PUT);
+        stmt.slot = static_cast<uint8_t>(put.getTable());
+        if (failed(setExpr(stmt, COLLRT_E_PEER, put.getPeer())) ||
+            failed(setExpr(stmt, COLLRT_E_PUT_INDEX, put.getIndex())) ||
+            failed(setExpr(stmt, COLLRT_E_PUT_VALUE, put.getValue())))
+          return failure();
+        stmts.push_back(stmt);
+        return success();
+      })
       .Case([&](PhaseOp phase) {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_PHASE);
         stmt.slot = phase.getFifo();
@@ -403,6 +454,20 @@ FailureOr<PlanPtr> Emitter::run() {
                      static_cast<uint16_t>(fifo.getRecvDepth())});
   desc.nfifos = fifos.size();
   desc.nevents = plan.getEvents().size();
+  plan.walk([&](Operation *op) {
+    int64_t table = -1;
+    if (auto put = dyn_cast<PutOp>(op))
+      table = put.getTable();
+    else if (auto read = dyn_cast<TableOp>(op))
+      table = read.getTable();
+    desc.ntables = std::max<int64_t>(desc.ntables, table + 1);
+  });
+  desc.block_bytes_min = 0;
+  desc.block_bytes_max = UINT64_MAX;
+  if (std::optional<ArrayRef<int64_t>> range = plan.getBlockBytes()) {
+    desc.block_bytes_min = (*range)[0];
+    desc.block_bytes_max = (*range)[1];
+  }
 
   desc.scratch_expr = COLLRT_EXPR_NONE;
   Block &body = plan.getBody().front();

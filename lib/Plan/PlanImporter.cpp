@@ -29,7 +29,12 @@ public:
   }
 
 private:
-  Value decode(uint16_t offset);
+  Value decode(uint16_t offset) {
+    const uint8_t *p = desc.exprs + offset;
+    return decodeCode(p, nullptr);
+  }
+  /// Decodes up to END (end == nullptr) or up to `end` (a SUM's summand).
+  Value decodeCode(const uint8_t *&p, const uint8_t *end);
   Value expr(const collrt_stmt_t &stmt, int slot) {
     return stmt.expr[slot] == COLLRT_EXPR_NONE ? Value()
                                                : decode(stmt.expr[slot]);
@@ -65,15 +70,41 @@ static T readImm(const uint8_t *p) {
   return v;
 }
 
-Value Importer::decode(uint16_t offset) {
+Value Importer::decodeCode(const uint8_t *&p, const uint8_t *end) {
   SmallVector<Value, COLLRT_MAX_EXPR_STACK> stack;
   auto pop = [&]() { return stack.pop_back_val(); };
-  const uint8_t *p = desc.exprs + offset;
   for (;;) {
+    if (end && p == end)
+      return stack.back();
     uint8_t opcode = *p++;
     switch (opcode) {
     case COLLRT_X_END:
       return stack.back();
+    case COLLRT_X_TABLE: {
+      Value index = pop(), from = pop();
+      stack.push_back(make<TableOp>(static_cast<int64_t>(*p++), from, index));
+      break;
+    }
+    case COLLRT_X_SUM: {
+      Value upper = pop(), lower = pop();
+      uint8_t var = p[0];
+      uint16_t n = readImm<uint16_t>(p + 1);
+      p += 3;
+      auto sum = builder.create<SumOp>(loc, builder.getIndexType(), lower, upper);
+      Block &body = sum.getBody().emplaceBlock();
+      Value saved = vars[var];
+      vars[var] = body.addArgument(builder.getIndexType(), loc);
+      {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToStart(&body);
+        const uint8_t *summandEnd = p + n;
+        Value term = decodeCode(p, summandEnd);
+        builder.create<YieldOp>(loc, term);
+      }
+      vars[var] = saved;
+      stack.push_back(sum.getResult());
+      break;
+    }
     case COLLRT_X_CONST32:
       stack.push_back(constant(readImm<int32_t>(p)));
       p += 4;
@@ -264,6 +295,19 @@ void Importer::importBody(size_t first, size_t count) {
                                 static_cast<Buffer>(stmt.buf0), offset, length);
       break;
     }
+    case COLLRT_STMT_EXCHANGE: {
+      auto exchange = builder.create<ExchangeOp>(loc);
+      builder.setInsertionPointToStart(&exchange.getBody().emplaceBlock());
+      importBody(i + 1, stmt.body);
+      break;
+    }
+    case COLLRT_STMT_PUT: {
+      Value peer = expr(stmt, COLLRT_E_PEER);
+      Value index = expr(stmt, COLLRT_E_PUT_INDEX);
+      Value value = expr(stmt, COLLRT_E_PUT_VALUE);
+      builder.create<PutOp>(loc, static_cast<int64_t>(stmt.slot), index, value, peer);
+      break;
+    }
     case COLLRT_STMT_DEP:
       builder.create<AfterOp>(loc, eventRef(stmt.wait_event),
                               eventIndex(stmt, stmt.wait_event, COLLRT_E_WAIT_I));
@@ -313,7 +357,12 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
       builder.getStringAttr(collectiveName(desc.op)),
       builder.getStringAttr(algorithmName(desc.algorithm)), topology,
       builder.getArrayAttr(fifos), builder.getArrayAttr(eventNames),
-      (desc.flags & COLLRT_PLAN_F_UNVERIFIED) ? builder.getUnitAttr() : UnitAttr());
+      (desc.flags & COLLRT_PLAN_F_UNVERIFIED) ? builder.getUnitAttr() : UnitAttr(),
+      desc.block_bytes_min == 0 && desc.block_bytes_max == UINT64_MAX
+          ? DenseI64ArrayAttr()
+          : builder.getDenseI64ArrayAttr(
+                {static_cast<int64_t>(desc.block_bytes_min),
+                 static_cast<int64_t>(std::min<uint64_t>(desc.block_bytes_max, INT64_MAX))}));
   builder.setInsertionPointToStart(&planOp.getBody().emplaceBlock());
   Importer importer(desc, builder, loc);
   if (desc.scratch_expr != COLLRT_EXPR_NONE)

@@ -5,7 +5,7 @@
 // r-1, each received block signals @arrived[owner, k] and is forwarded only
 // after it, unless r+1 owns it.
 // CHECK-LABEL: sched.plan @allgatherv_fixed_block
-// CHECK-SAME: algorithm = "blocked-ring", collective = "allgatherv", events = ["arrived"], fifos = [#sched.fifo<send_depth = 4, recv_depth = 8>]
+// CHECK-SAME: algorithm = "blocked-ring", block_bytes = array<i64: {{[0-9]+}}, {{[0-9]+}}>, collective = "allgatherv", events = ["arrived"], fifos = [#sched.fifo<send_depth = 4, recv_depth = 8>]
 // CHECK: %[[B:[a-z0-9_]+]] = sched.const 3
 // CHECK-NOT: sched.count_stat
 // CHECK: sched.phase "ring" fifo(0)

@@ -5,7 +5,7 @@
 // (r + k) mod P; its own block is a local copy after the loop, so that it
 // overlaps the messages in flight.
 // CHECK-LABEL: sched.plan @alltoall_shift
-// CHECK-SAME: algorithm = "direct", collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 16>]
+// CHECK-SAME: algorithm = "direct", block_bytes = array<i64: {{[0-9]+}}, {{[0-9]+}}>, collective = "alltoall", fifos = [#sched.fifo<send_depth = 16, recv_depth = 16>]
 // CHECK: sched.phase "exchange" fifo(0)
 // CHECK: %[[R:[a-z0-9_]+]] = sched.rank
 // CHECK: %[[P:[a-z0-9_]+]] = sched.size

@@ -1,5 +1,5 @@
-// Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P3, S1, PH1-PH2,
-// L1-L3, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
+// Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P5, S1, PH1-PH2,
+// L1-L3, E1-E2, T1-T3, U1-U2, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
 // constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -31,7 +31,7 @@ sched.plan @plan_p2_twice attributes {collective = "alltoall", algorithm = "dire
 sched.plan @plan_p3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
   %zero = sched.const 0
   %p = sched.size
-  // expected-error @+1 {{'sched.for' op (P3) cannot appear directly in a plan; only phases, sched.scratch and expressions can}}
+  // expected-error @+1 {{'sched.for' op (P3) cannot appear directly in a plan; only exchanges, phases, sched.scratch and expressions can}}
   sched.for %k = %zero to %p {
   }
 }
@@ -340,4 +340,97 @@ sched.plan @for_l3 attributes {collective = "alltoall", algorithm = "custom", fi
     ^bb0(%k: index):
     }) {shared} : (index, index) -> ()
   }
+}
+
+// -----
+
+sched.plan @plan_p3_exchange_late attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  // expected-note @+1 {{the first phase}}
+  sched.phase "p" fifo(0) {
+  }
+  // expected-error @+1 {{'sched.exchange' op (P3) comes after a phase}}
+  sched.exchange {
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'sched.plan' op (P5) block_bytes must be [min, max] with 0 <= min <= max}}
+sched.plan @plan_p5 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, block_bytes = array<i64: 8, 4>} {
+}
+
+// -----
+
+sched.plan @exchange_e1 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    // expected-error @+1 {{'sched.exchange' op (E1) must be directly inside a sched.plan}}
+    sched.exchange {
+    }
+  }
+}
+
+// -----
+
+sched.plan @exchange_e2 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.exchange {
+    // expected-error @+1 {{'sched.phase' op (E2) cannot appear in a sched.exchange}}
+    sched.phase "p" fifo(0) {
+    }
+  }
+}
+
+// -----
+
+sched.plan @put_t1 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.phase "p" fifo(0) {
+    // expected-error @+1 {{'sched.put' op (T1) must be inside a sched.exchange}}
+    sched.put table 0 [%zero] = %zero to %zero
+  }
+}
+
+// -----
+
+sched.plan @put_t2 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.exchange {
+    // expected-error @+1 {{'sched.put' op (T2) table 8 is outside [0, 8)}}
+    sched.put table 8 [%zero] = %zero to %zero
+  }
+}
+
+// -----
+
+sched.plan @table_t3 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.exchange {
+    // expected-error @+1 {{'sched.table' op (T3) reads the exchange's result inside the exchange}}
+    %v = sched.table 0 [%zero, %zero]
+    sched.put table 0 [%zero] = %v to %zero
+  }
+}
+
+// -----
+
+sched.plan @sum_u2 attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %one = sched.const 1
+  %s = sched.sum %a = %zero to %one {
+    %t = sched.sum %b = %zero to %one {
+      %u = sched.sum %c = %zero to %one {
+        %v = sched.sum %d = %zero to %one {
+          // expected-error @+1 {{'sched.sum' op (U2) sums nest at most 4 deep}}
+          %w = sched.sum %e = %zero to %one {
+            sched.yield %e
+          }
+          sched.yield %w
+        }
+        sched.yield %v
+      }
+      sched.yield %u
+    }
+    sched.yield %t
+  }
+  sched.scratch %s
 }
