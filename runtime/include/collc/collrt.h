@@ -68,6 +68,14 @@ collrt_status_t collrt_trace_write(const collrt_coll_t *coll, const char *path,
 collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *coll);
 void collrt_coll_free(collrt_coll_t *coll);
 
+/* Points a bound collective at new buffers: local, no communication. The
+ * buffers must have the layout (counts, displacements, type) of the bind;
+ * only their addresses change. Not while a run is in progress
+ * (COLLRT_ERR_STATE). On error the collective stays bound to the old
+ * buffers. */
+collrt_status_t collrt_coll_rebind(collrt_coll_t *coll, const void *sendbuf,
+                                   void *recvbuf, collrt_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,167 @@
+/* The plan set named by COLLC_PLANS, and matching a call against it. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pmpi.h"
+
+static int has_plan_suffix(const char *name) {
+  size_t n = strlen(name);
+  return (n > 5 && !strcmp(name + n - 5, ".plan")) ||
+         (n > 9 && !strcmp(name + n - 9, ".collplan"));
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add(pmpi_plan_set_t *set, const char *path, void (*warn)(const char *)) {
+  collrt_diag_t diag = {{0}};
+  collrt_plan_t *plan = NULL;
+  char msg[sizeof diag.message + 256];
+  if (collrt_plan_load_file(path, &plan, &diag)) {
+    snprintf(msg, sizeof msg, "skipping plan %s: %s", path, diag.message);
+    warn(msg);
+    return;
+  }
+  pmpi_plan_t *grown = realloc(set->plans, (set->count + 1) * sizeof *grown);
+  char *copy = strdup(path);
+  if (!grown || !copy) {
+    if (grown)
+      set->plans = grown;
+    free(copy);
+    collrt_plan_free(plan);
+    snprintf(msg, sizeof msg, "skipping plan %s: out of memory", path);
+    warn(msg);
+    return;
+  }
+  set->plans = grown;
+  set->plans[set->count].path = copy;
+  set->plans[set->count].plan = plan;
+  set->count++;
+}
+
+/* Paths of the plan files in `dir`, sorted, so that every rank loads (and
+ * prefers) the same plans in the same order. */
+static void add_directory(pmpi_plan_set_t *set, const char *dir, void (*warn)(const char *)) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "cannot read plan directory %s", dir);
+    warn(msg);
+    return;
+  }
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!has_plan_suffix(e->d_name))
+      continue;
+    char **grown = realloc(names, (n + 1) * sizeof *names);
+    if (!grown)
+      break;
+    names = grown;
+    size_t len = strlen(dir) + strlen(e->d_name) + 2;
+    if (!(names[n] = malloc(len)))
+      break;
+    snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, by_name);
+  for (size_t i = 0; i < n; ++i) {
+    add(set, names[i], warn);
+    free(names[i]);
+  }
+  free(names);
+}
+
+void pmpi_plans_load(pmpi_plan_set_t *set, const char *source, void (*warn)(const char *)) {
+  memset(set, 0, sizeof *set);
+  set->source = source;
+  if (!source || !*source)
+    return;
+  struct stat st;
+  if (!strchr(source, ':') && stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
+    add_directory(set, source, warn);
+  } else {
+    char *list = strdup(source);
+    for (char *save = NULL, *p = list ? strtok_r(list, ":", &save) : NULL; p;
+         p = strtok_r(NULL, ":", &save))
+      add(set, p, warn);
+    free(list);
+  }
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < set->count; ++i) {
+    size_t len = 0;
+    const uint8_t *b = collrt_plan_bytes(set->plans[i].plan, &len);
+    for (size_t k = 0; k < len; ++k)
+      h = (h ^ b[k]) * 1099511628211ull;
+  }
+  set->fingerprint = (int64_t)(h >> 2);
+}
+
+void pmpi_plans_free(pmpi_plan_set_t *set) {
+  for (size_t i = 0; i < set->count; ++i) {
+    collrt_plan_free(set->plans[i].plan);
+    free(set->plans[i].path);
+  }
+  free(set->plans);
+  memset(set, 0, sizeof *set);
+}
+
+static int serves_op(const collrt_plan_desc_t *d, int op, int exact) {
+  return d->op == op || (!exact && op == COLLRT_OP_ALLTOALL && d->op == COLLRT_OP_ALLTOALLV);
+}
+
+static int fits_block(const collrt_plan_desc_t *d, int64_t block) {
+  return (uint64_t)block >= d->block_bytes_min && (uint64_t)block <= d->block_bytes_max;
+}
+
+/* Appends "8 ranks" / "any size", and the byte range unless it is any. */
+static void describe(const collrt_plan_t *plan, char *out, size_t len) {
+  const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  size_t at = strlen(out);
+  if (at + 1 >= len)
+    return;
+  int n = collrt_plan_needs_exact_size(plan)
+              ? snprintf(out + at, len - at, "%s%llu", at ? ", " : "",
+                         (unsigned long long)collrt_plan_topology_ranks(plan))
+              : snprintf(out + at, len - at, "%sany size", at ? ", " : "");
+  if (n < 0 || (size_t)n >= len - at)
+    return;
+  at += (size_t)n;
+  if (d->block_bytes_min != 0 || d->block_bytes_max != UINT64_MAX)
+    snprintf(out + at, len - at, d->block_bytes_max == UINT64_MAX ? " [%llu B, any]" : " [%llu, %llu B]",
+             (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
+}
+
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block, char *why,
+                     size_t why_len) {
+  for (int exact = 1; exact >= 0; --exact)
+    for (size_t i = 0; i < set->count; ++i) {
+      const collrt_plan_t *p = set->plans[i].plan;
+      const collrt_plan_desc_t *d = collrt_plan_desc(p);
+      if (serves_op(d, op, exact) && fits_block(d, block) &&
+          collrt_plan_check_size(p, size, NULL) == COLLRT_OK)
+        return (int)i;
+    }
+  /* the block size is part of the reason only when a plan fits the rest */
+  int sized = 0;
+  char have[160] = "";
+  for (size_t i = 0; i < set->count; ++i) {
+    const collrt_plan_t *p = set->plans[i].plan;
+    if (!serves_op(collrt_plan_desc(p), op, 0))
+      continue;
+    describe(p, have, sizeof have);
+    sized |= collrt_plan_check_size(p, size, NULL) == COLLRT_OK;
+  }
+  char bytes[64] = "";
+  if (sized)
+    snprintf(bytes, sizeof bytes, " and %lld-byte %s", (long long)block,
+             op == COLLRT_OP_ALLGATHERV ? "contributions" : "blocks");
+  snprintf(why, why_len, "no plan in %s for %s with %d ranks%s (have: %s)", set->source,
+           collrt_op_name((unsigned)op), size, bytes, *have ? have : "none of that op");
+  return -1;
+}

@@ -1,0 +1,174 @@
+/* libcollc_pmpi internals: the plan set, the per-communicator plan cache,
+ * the fallback reasons and the call being served.
+ *
+ * An interposed MPI library cannot hand state to its caller, so this one
+ * keeps process-wide state (the plan set, the attribute key, counters) in a
+ * single struct, g_pmpi, filled on the first intercepted call. MPI calls are
+ * assumed to come from one thread at a time (MPI_THREAD_FUNNELED or
+ * SERIALIZED use); concurrent collectives from several threads are not
+ * served correctly and should not preload this library. */
+#ifndef COLLC_PMPI_INTERNAL_H
+#define COLLC_PMPI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collc/collrt.h"
+
+/* Why a call went to MPI's own collective. The order is the priority when
+ * ranks disagree: the highest code any rank reports wins. */
+typedef enum pmpi_reason {
+  PMPI_SERVED = 0,
+  PMPI_R_NO_PLANS,      /* COLLC_PLANS unset, or nothing in it loads */
+  PMPI_R_NO_MATCH,      /* no plan for this op, size and message size */
+  PMPI_R_BIND,          /* a plan matched but failed to bind */
+  PMPI_R_PLANS_DIFFER,  /* ranks loaded different plan sets */
+  PMPI_R_INTERCOMM,
+  PMPI_R_TYPE_MISMATCH, /* send and receive types of different sizes */
+  PMPI_R_TYPE,          /* a non-contiguous datatype */
+  PMPI_R_IN_PLACE,
+  PMPI_R_COUNT_
+} pmpi_reason_t;
+
+const char *pmpi_reason_name(pmpi_reason_t r);
+
+/* ---- plans.c: the plans named by COLLC_PLANS ---- */
+
+typedef struct pmpi_plan {
+  char *path;
+  collrt_plan_t *plan;
+} pmpi_plan_t;
+
+typedef struct pmpi_plan_set {
+  const char *source; /* COLLC_PLANS as given, or NULL */
+  pmpi_plan_t *plans;
+  size_t count;
+  /* FNV-1a of every plan's bytes in order, 62 bits (so that its negation
+   * fits an int64 allreduce): equal on every rank that loaded the same. */
+  int64_t fingerprint;
+} pmpi_plan_set_t;
+
+/* Loads every plan of COLLC_PLANS (a directory: its *.plan and *.collplan
+ * files in name order; or a ':'-separated list of files). A file that does
+ * not load is skipped and reported through `warn`. */
+void pmpi_plans_load(pmpi_plan_set_t *set, const char *source,
+                     void (*warn)(const char *msg));
+void pmpi_plans_free(pmpi_plan_set_t *set);
+/* The first plan (in load order) that implements `op` exactly, else the
+ * first that serves it (an alltoallv plan serves alltoall), for `size` ranks
+ * and a largest block of `block` bytes; -1 if none, with `why` saying what
+ * the set has instead. */
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block,
+                     char *why, size_t why_len);
+
+/* ---- cache.c: bound collectives per communicator ---- */
+
+enum { PMPI_CACHE_ENTRIES = 16, PMPI_SAID_MAX = 32 };
+
+/* What identifies a call on this rank: op, type size and the count and
+ * displacement arrays, in up to four pieces. */
+typedef struct pmpi_key {
+  int op;
+  int64_t tsize;
+  const int *part[4];
+  size_t part_len[4];
+  int nparts;
+} pmpi_key_t;
+
+typedef struct pmpi_entry {
+  int op;
+  int64_t tsize;
+  int *ints; /* the key's pieces, concatenated */
+  size_t nints;
+  collrt_coll_t *coll;
+  /* Bind number on this communicator. Binds are collective, so equal
+   * numbers on every rank mean entries of the same bind. */
+  int64_t gen;
+  uint64_t last_use;
+} pmpi_entry_t;
+
+typedef struct pmpi_cache {
+  MPI_Comm comm;
+  int size, rank;
+  pmpi_entry_t entries[PMPI_CACHE_ENTRIES];
+  int nentries;
+  int64_t next_gen;
+  uint64_t clock;
+  uint32_t said[PMPI_SAID_MAX]; /* hashes of the reasons printed here */
+  int nsaid;
+  struct pmpi_cache *prev, *next; /* all live caches, freed at MPI_Finalize */
+} pmpi_cache_t;
+
+/* The communicator's cache, created (and attached as an attribute) on
+ * first use; NULL only when out of memory. */
+pmpi_cache_t *pmpi_cache_get(MPI_Comm comm);
+pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *cache, const pmpi_key_t *key);
+/* Stores `coll` under `key` (replacing the entry of the same key, else the
+ * least recently used one when full); takes ownership of coll even on
+ * failure. */
+int pmpi_cache_put(pmpi_cache_t *cache, const pmpi_key_t *key, collrt_coll_t *coll,
+                   int64_t gen);
+/* Frees every cache still attached (before MPI_Finalize). */
+void pmpi_cache_free_all(void);
+
+/* ---- report.c: counters, COLLC_VERBOSE, COLLC_STRICT ---- */
+
+typedef struct pmpi_stats {
+  uint64_t hits;  /* served by a cached bind */
+  uint64_t binds; /* served after a collective bind */
+  uint64_t fallback[PMPI_R_COUNT_];
+} pmpi_stats_t;
+
+/* Prints (COLLC_VERBOSE, or always when strict) "collc_pmpi: <what> on comm
+ * of N ranks: <msg>" unless this communicator already said it. */
+void pmpi_say_once(pmpi_cache_t *cache, const char *what, const char *msg);
+/* COLLC_STRICT: the fallback is an error. The reporting rank prints msg and
+ * aborts; the others wait for that abort. */
+void pmpi_strict_fail(MPI_Comm comm, int reporter, const char *what, const char *msg);
+/* One line at MPI_Finalize (COLLC_VERBOSE): this rank's calls, served and
+ * fallen back, by reason. */
+void pmpi_print_summary(int world_rank);
+
+/* ---- process-wide state ---- */
+
+typedef struct pmpi_state {
+  int ready;
+  /* Inside a served call: bind itself calls MPI_Alltoall(v) to exchange
+   * tables, and those must reach MPI, not come back here. */
+  int busy;
+  int verbose, strict;
+  int keyval; /* the cache attribute */
+  pmpi_plan_set_t plans;
+  pmpi_stats_t stats;
+  pmpi_cache_t *caches; /* list of live caches */
+} pmpi_state_t;
+
+extern pmpi_state_t g_pmpi;
+
+/* Reads the environment and loads the plans, once. */
+void pmpi_init_once(void);
+
+/* ---- serve.c: one intercepted call ---- */
+
+typedef struct pmpi_call {
+  const char *what; /* "MPI_Alltoallv" */
+  MPI_Comm comm;
+  pmpi_key_t key;
+  const void *sendbuf;
+  void *recvbuf;
+  /* this rank's largest block in bytes (alltoall(v): per peer; allgatherv:
+   * per contribution): plans are matched on the largest over all ranks */
+  int64_t block;
+  pmpi_reason_t local_reason; /* a reason found on this rank alone */
+  char local_msg[256];
+  /* bind arguments */
+  int count, sendcount;
+  const int *sc, *sd, *rc, *rd;
+  MPI_Datatype type;
+} pmpi_call_t;
+
+/* Runs the call with a plan (returns MPI_SUCCESS or the error handler's
+ * code) or, with *out_fallback = 1, leaves it to the caller's PMPI_ call. */
+int pmpi_serve(pmpi_call_t *call, int *out_fallback);
+
+#endif

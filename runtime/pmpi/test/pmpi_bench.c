@@ -1,0 +1,59 @@
+/* Times repeated MPI_Alltoall calls with one pattern: natively, through
+ * libcollc_pmpi (preloaded: after the first call every call is a cache hit)
+ * or, with --collrt PLAN, through collrt_start/wait on one bind (the plan's
+ * own cost, without the cache's agreement and rebind).
+ *   pmpi_bench [--collrt PLAN] BYTES_PER_BLOCK ITERS
+ * Prints the mean time per call on rank 0. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collc/collrt.h"
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const char *plan_path = NULL;
+  int a = 1;
+  if (argc > 2 && !strcmp(argv[1], "--collrt"))
+    plan_path = argv[2], a = 3;
+  if (argc != a + 2) {
+    fprintf(stderr, "usage: pmpi_bench [--collrt PLAN] BYTES_PER_BLOCK ITERS\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int bytes = atoi(argv[a]), iters = atoi(argv[a + 1]), rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char *send = calloc((size_t)size * bytes + 1, 1), *recv = calloc((size_t)size * bytes + 1, 1);
+  collrt_plan_t *plan = NULL;
+  collrt_coll_t *coll = NULL;
+  collrt_diag_t diag = {{0}};
+  if (plan_path && (collrt_plan_load_file(plan_path, &plan, &diag) ||
+                    collrt_bind_alltoall(plan, MPI_COMM_WORLD, send, recv, bytes, MPI_BYTE, 0,
+                                         &coll, &diag))) {
+    fprintf(stderr, "pmpi_bench: %s\n", diag.message);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  double t0 = 0;
+  for (int i = -1; i < iters; ++i) {
+    if (i == 0) { /* the first call (a bind, when preloaded) is not timed */
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+    }
+    if (coll) {
+      collrt_start(coll, &diag);
+      collrt_wait(coll, &diag);
+    } else {
+      MPI_Alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, MPI_COMM_WORLD);
+    }
+  }
+  double t = (MPI_Wtime() - t0) / (iters > 0 ? iters : 1);
+  if (rank == 0)
+    printf("pmpi_bench: %d ranks, %d B blocks, %d calls: %.2f us per call\n", size, bytes, iters,
+           t * 1e6);
+  collrt_coll_free(coll);
+  collrt_plan_free(plan);
+  free(send);
+  free(recv);
+  MPI_Finalize();
+  return 0;
+}
