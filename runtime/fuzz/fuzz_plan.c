@@ -107,6 +107,7 @@ static void fill_input(collrt_expand_input_t *in, int64_t *arrays, const int64_t
     soff += op == COLLRT_OP_ALLGATHERV ? 0 : sc[j];
     roff += rc[j];
   }
+  in->tables = NULL;
   in->size = P;
   in->rank = me;
   in->scounts = sc;
@@ -173,6 +174,49 @@ static void check_steps(const collrt_steps_t *s, const collrt_expand_input_t *in
   }
 }
 
+/* The bind-time exchange for rank `me`, as bind runs it: every rank's first
+ * pass, keeping the records for `me` (O(P) passes: fine at fuzzing sizes).
+ * Returns 0 with *st set if a pass failed (checked like an expansion). */
+static int exchange_for(const collrt_plan_t *plan, int P, const int64_t *c, int me,
+                        uint8_t op, collrt_table_entry_t **entries, collrt_tables_t *tables,
+                        collrt_status_t *st, collrt_diag_t *diag) {
+  int64_t *arrays = malloc(4 * (size_t)P * sizeof *arrays);
+  size_t n = 0, cap = 0;
+  *entries = NULL;
+  if (!arrays)
+    broken("cannot allocate the exchange input of P = %d", P);
+  for (int p = 0; p < P; ++p) {
+    collrt_expand_input_t in;
+    fill_input(&in, arrays, c, P, p, op);
+    collrt_put_t *puts = NULL;
+    size_t np = 0;
+    if ((*st = collrt_exchange_puts(plan, &in, &puts, &np, diag))) {
+      free(arrays);
+      return 0;
+    }
+    for (size_t k = 0; k < np; ++k) {
+      if (puts[k].peer < 0 || puts[k].peer >= P)
+        broken("rank %d of %d PUTs to rank %d", p, P, puts[k].peer);
+      if (puts[k].peer != me)
+        continue;
+      if (n == cap) {
+        cap = cap ? 2 * cap : 64;
+        *entries = realloc(*entries, cap * sizeof **entries);
+        if (!*entries)
+          broken("cannot allocate %zu exchange entries", cap);
+      }
+      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table};
+      (*entries)[n++] = e;
+    }
+    free(puts);
+  }
+  free(arrays);
+  *st = collrt_tables_sort(*entries, n, me, diag);
+  tables->entries = *entries;
+  tables->count = n;
+  return *st == COLLRT_OK;
+}
+
 /* Expands every rank for one size and count vector; returns 1 if all
  * succeeded within the budgets (so the size is worth simulating). */
 static int expand_all(const collrt_plan_t *plan, int P, const int64_t *c,
@@ -181,11 +225,24 @@ static int expand_all(const collrt_plan_t *plan, int P, const int64_t *c,
   int all_ok = 1;
   for (int me = 0; me < P; ++me) {
     collrt_expand_input_t in;
+    collrt_table_entry_t *entries = NULL;
+    collrt_tables_t tables = {NULL, 0};
+    if (collrt_plan_has_exchange(plan)) {
+      collrt_status_t xst;
+      collrt_diag_t xdiag = {{0}};
+      if (!exchange_for(plan, P, c, me, op, &entries, &tables, &xst, &xdiag)) {
+        free(entries);
+        check_error(xst, &xdiag, "bind-time exchange", P, me);
+        return 0;
+      }
+    }
     fill_input(&in, arrays, c, P, me, op);
+    in.tables = &tables;
     collrt_steps_t steps;
     collrt_diag_t diag = {{0}};
     double t0 = seconds();
     collrt_status_t st = collrt_expand(plan, &in, &steps, &diag);
+    free(entries);
     ++out->expansions;
     out->expand_seconds += seconds() - t0;
     if (out->expand_seconds > SECONDS_BUDGET || st == COLLRT_ERR_NOMEM) {

@@ -167,3 +167,31 @@ sched.plan @gathered attributes {collective = "alltoall", algorithm = "custom", 
     }
   }
 }
+
+// The bind-time exchange, its tables and sums, and the plan's size range.
+// CHECK-LABEL: sched.plan @exchange
+// CHECK-SAME: block_bytes = array<i64: 0, 65536>
+// CHECK: %[[S:[a-z0-9_]+]] = sched.sum %[[T:[a-z0-9_]+]] = %{{.*}} to %{{.*}} {
+// CHECK-NEXT: %[[V:[a-z0-9_]+]] = sched.table 1[%[[T]], %{{.*}}]
+// CHECK-NEXT: sched.yield %[[V]]
+// CHECK: sched.scratch %[[S]]
+// CHECK: sched.exchange {
+// CHECK: sched.put table 1[%{{.*}}] = %{{.*}} to %{{.*}}
+sched.plan @exchange attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, block_bytes = array<i64: 0, 65536>} {
+  %zero = sched.const 0
+  %p = sched.size
+  %r = sched.rank
+  %s = sched.sum %t = %zero to %p {
+    %v = sched.table 1 [%t, %r]
+    sched.yield %v
+  }
+  sched.scratch %s
+  sched.exchange {
+    sched.for %k = %zero to %p {
+      %n = sched.count sendcount[%k]
+      sched.put table 1 [%r] = %n to %k
+    }
+  }
+  sched.phase "p" fifo(0) {
+  }
+}
