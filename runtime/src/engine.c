@@ -11,12 +11,64 @@
  * progresses a rendezvous transfer only inside MPI calls). */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll_internal.h"
 #include "diag.h"
 
+#ifdef COLLRT_SMPI
+#include <time.h>
+#include <smpi/smpi_helpers_internal.h> /* smpi_nanosleep: simulated sleep */
+#endif
+
 enum { COPY_INLINE = 64 * 1024, SPIN_POLLS_PER_YIELD = 1024 };
+
+#ifdef COLLRT_SMPI
+/* SimGrid SMPI only (the build's one seam, COLLRT_SMPI): eager sends.
+ *
+ * SMPI "detaches" every send below smpi/send-is-detached-thresh (64 KiB by
+ * default): the request completes at once and the receiver is charged
+ * smpi/or per message. SimGrid 3.32 keeps every detached communication of
+ * the whole simulation in one std::list (CommImpl::detach() appends it to
+ * the maestro's activities_) and CommImpl::finish() removes it with
+ * std::list::remove, a scan of the entire list, twice per message (when the
+ * transfer ends and when the receiver tests it). Since a detached send never
+ * occupies its FIFO's window, a direct plan posts all P-1 of its sends at
+ * once: the list holds ~P^2 messages, each message costs O(P^2) and an
+ * alltoall O(P^4) of wall time (512 ranks: hours). Simulated time is not
+ * affected, only the simulator's own cost.
+ *
+ * With COLLRT_SMPI_OR_US set (bench/smpi/run sets it to the platform's
+ * smpi/or, i.e. alpha, in microseconds), a send below COLLRT_SMPI_EAGER
+ * bytes is posted with MPI_Issend instead: never detached, so it stays in
+ * flight (and in its FIFO's window) until delivered, and the list stays
+ * empty; the receiver's per-message overhead that SMPI no longer charges is
+ * charged here, by a simulated sleep of COLLRT_SMPI_OR_US per such message
+ * received, right after the MPI call that completed it (where SMPI's
+ * finish_wait sleeps). Without it the engine posts MPI_Isend as on MPICH. */
+enum { COLLRT_SMPI_EAGER = 65536 }; /* SMPI's default detached threshold */
+static int smpi_eager_mode = -1;    /* -1: COLLRT_SMPI_OR_US not read yet */
+static double smpi_or_s;            /* seconds charged per eager message */
+
+static int smpi_issend_eager(void) {
+  if (smpi_eager_mode < 0) {
+    const char *v = getenv("COLLRT_SMPI_OR_US");
+    smpi_eager_mode = v && *v;
+    smpi_or_s = smpi_eager_mode ? strtod(v, NULL) * 1e-6 : 0;
+  }
+  return smpi_eager_mode;
+}
+
+/* Charges the receive overhead of `n` eager messages (simulated time). */
+static void smpi_charge_or(int n) {
+  if (n <= 0 || smpi_or_s <= 0)
+    return;
+  double t = n * smpi_or_s;
+  struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+  smpi_nanosleep(&ts, NULL);
+}
+#endif
 
 static collrt_status_t mpi_fail(collrt_diag_t *diag, int rc, const char *what,
                                 const collrt_step_t *s) {
@@ -102,9 +154,14 @@ static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
     void *base = s->nsrc ? MPI_BOTTOM : c->buf[s->buf] + s->off;
     int count = s->nsrc ? 1 : (int)s->len;
     MPI_Datatype type = s->nsrc ? c->dtype[i] : MPI_BYTE;
-    if (s->kind == COLLRT_STEP_SEND)
-      rc = MPI_Isend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
-    else
+    if (s->kind == COLLRT_STEP_SEND) {
+#ifdef COLLRT_SMPI
+      if (s->len < COLLRT_SMPI_EAGER && smpi_issend_eager())
+        rc = MPI_Issend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
+      else
+#endif
+        rc = MPI_Isend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
+    } else
       rc = MPI_Irecv(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
     if (rc != MPI_SUCCESS)
       return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
@@ -131,8 +188,21 @@ static collrt_status_t complete_requests(collrt_coll_t *c, int block, int trace,
   if (n == MPI_UNDEFINED || n == 0)
     return COLLRT_OK;
   *completed = 1;
-  for (int k = 0; k < n; ++k)
-    complete(c, c->req_step[c->indices[k]], trace);
+#ifdef COLLRT_SMPI
+  int eager_recvs = 0;
+#endif
+  for (int k = 0; k < n; ++k) {
+    uint32_t i = c->req_step[c->indices[k]];
+#ifdef COLLRT_SMPI
+    const collrt_step_t *s = &c->steps.steps[i];
+    eager_recvs += s->kind == COLLRT_STEP_RECV && s->len < COLLRT_SMPI_EAGER;
+#endif
+    complete(c, i, trace);
+  }
+#ifdef COLLRT_SMPI
+  if (smpi_issend_eager())
+    smpi_charge_or(eager_recvs);
+#endif
   int kept = 0;
   for (int k = 0; k < c->nactive; ++k)
     if (c->reqs[k] != MPI_REQUEST_NULL) {
