@@ -124,7 +124,35 @@ static void usage(void) {
           "usage: collc-run PLAN [--bytes N] [--iters N] [--warmup N] [--check]\n"
           "         [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]\n"
           "         [--comm world|split|reordered] [--native] [--trace FILE] [--verify-counts]\n"
-          "         [--native-only] [--digest] [--shared-bufs]\n");
+          "         [--native-only] [--digest] [--shared-bufs]\n"
+          "       collc-run --help\n");
+}
+
+/* --help: stdout, exit 0, without MPI (works outside mpiexec). */
+static void help(void) {
+  printf("collc-run: runs a collc plan under mpiexec, checks it byte for byte against the MPI\n"
+         "library's own collective, and times it.\n\n"
+         "usage: mpiexec -n P collc-run PLAN [options]\n\n"
+         "  PLAN                  a .collplan file (collc SPEC.yaml -o PLAN)\n"
+         "  --bytes N             alltoall: bytes per (sender, receiver) block; alltoallv and\n"
+         "                        allgatherv: the base / largest size of --counts (default 1024)\n"
+         "  --counts DIST         v-collective counts: regular|bcast|spike|half|linear|\n"
+         "                        geometric|random (default regular)\n"
+         "  --seed S              seed of --counts random (default 1)\n"
+         "  --iters N             timed runs (default 20)\n"
+         "  --warmup N            untimed runs first (default 3)\n"
+         "  --check               compare every byte of the result with MPI's collective\n"
+         "  --native              also time MPI's collective, and print the ratio\n"
+         "  --native-only         time MPI's collective only\n"
+         "  --comm world|split|reordered\n"
+         "                        run on MPI_COMM_WORLD, two halves, or reversed ranks\n"
+         "  --trace FILE          Chrome/Perfetto trace of the last run (every rank's steps)\n"
+         "  --verify-counts       bind with the collective counts check\n"
+         "  --digest              print a hash of every rank's receive buffer\n"
+         "  --shared-bufs         SMPI build only: shared buffers for large simulations\n"
+         "  --help, --version     this text; the version\n\n"
+         "Output: one line per measurement on rank 0 of MPI_COMM_WORLD:\n"
+         "  op=... alg=... impl=collc P=... bytes=... iters=... median_us=... min_us=...\n");
 }
 
 static int parse(int argc, char **argv, options_t *o) {
@@ -256,6 +284,17 @@ static int finish(int code) {
 }
 
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      help();
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      printf("collc-run %d.%d (plan format %d)\n", COLLC_VERSION_MAJOR, COLLC_VERSION_MINOR,
+             COLLRT_PLAN_FORMAT_VERSION);
+      return 0;
+    }
+  }
   MPI_Init(&argc, &argv);
   int wrank, wsize;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);

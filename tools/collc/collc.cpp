@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -46,16 +47,24 @@ namespace {
 
 enum class EmitKind { Coll, Sched, Plan, C, Obj, Platform, Hostfile };
 
+// --help lists these categories only: the options LLVM's and MLIR's
+// libraries register (back ends, passes, ...) are still accepted but not
+// listed, not even by --help-hidden.
+cl::OptionCategory outputCategory("Output");
+cl::OptionCategory checkCategory("Verification and the cost model");
+cl::OptionCategory irCategory("Inspecting the pipeline (MLIR)");
+
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<spec.yaml | file.mlir | "
                                             "plan.collplan>"),
-                                   cl::Required);
+                                   cl::Required, cl::cat(outputCategory));
 cl::opt<std::string> outputFilename(
     "o", cl::desc("Output file (default: stdout for text, "
                   "<input>.collplan for --emit=plan)"),
-    cl::value_desc("file"));
+    cl::value_desc("file"), cl::cat(outputCategory));
 cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to produce"), cl::init(EmitKind::Plan),
+    cl::cat(outputCategory),
     cl::values(clEnumValN(EmitKind::Coll, "coll",
                           "coll IR after algorithm selection"),
                clEnumValN(EmitKind::Sched, "sched", "the schedule (sched IR)"),
@@ -74,17 +83,20 @@ cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("Simulate and check the schedule for every communicator size "
              "up to N (topology plans: their shape and smaller ones that fit)"),
-    cl::init(16));
+    cl::init(16), cl::cat(checkCategory));
 cl::opt<bool> noVerify("no-verify",
                        cl::desc("Do not verify; the plan records that it was "
-                                "not verified"));
+                                "not verified"),
+                       cl::cat(checkCategory));
 cl::opt<std::string>
     symbolName("symbol",
                cl::desc("C symbol for --emit=c and --emit=obj (default: from the input "
-                        "file name)"));
+                        "file name)"),
+               cl::cat(outputCategory));
 cl::opt<bool> explain("explain",
                       cl::desc("Show the cost model's estimates for every "
-                               "candidate algorithm"));
+                               "candidate algorithm"),
+                      cl::cat(checkCategory));
 
 bool isPlanFile(const llvm::MemoryBuffer &buffer) {
   return buffer.getBufferSize() >= 8 &&
@@ -294,8 +306,25 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
-  cl::ParseCommandLineOptions(argc, argv, "collc: a compiler for collective "
-                                          "communication\n");
+  // the few MLIR options a collc user needs to look inside the pipeline
+  llvm::StringMap<cl::Option *> &options = cl::getRegisteredOptions();
+  for (StringRef name : {"mlir-print-ir-after-all", "mlir-print-ir-before-all",
+                         "mlir-timing", "mlir-pass-statistics"})
+    if (cl::Option *opt = options.lookup(name))
+      opt->addCategory(irCategory);
+  cl::HideUnrelatedOptions({&outputCategory, &checkCategory, &irCategory});
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "collc " << COLLC_VERSION_MAJOR << "." << COLLC_VERSION_MINOR
+       << " (plan format " << COLLRT_PLAN_FORMAT_VERSION << ", LLVM/MLIR "
+       << LLVM_VERSION_STRING << ")\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "collc: a compiler for collective communication\n\n"
+      "  collc SPEC.yaml [-o PLAN]                compile a spec to a plan\n"
+      "  collc SPEC.yaml --emit=c|obj --symbol S  the plan to embed in a program\n"
+      "  collc SPEC.yaml --emit=coll|sched        the IR after selection / the schedule\n"
+      "  collc PLAN.collplan --emit=sched         a plan turned back into IR\n");
 
   DialectRegistry registry;
   registry.insert<coll::CollDialect, sched::SchedDialect>();
