@@ -1,8 +1,9 @@
 /* Times repeated MPI_Alltoall calls with one pattern: natively, through
  * libcollc_pmpi (preloaded: after the first call every call is a cache hit)
  * or, with --collrt PLAN, through collrt_start/wait on one bind (the plan's
- * own cost, without the cache's agreement and rebind).
- *   pmpi_bench [--collrt PLAN] BYTES_PER_BLOCK ITERS
+ * own cost, without the cache's agreement and rebind); with --agreement,
+ * only the allreduce a cache hit starts with (6 int64, MPI_MAX).
+ *   pmpi_bench [--collrt PLAN | --agreement] BYTES_PER_BLOCK ITERS
  * Prints the mean time per call on rank 0. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,13 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const char *plan_path = NULL;
   int a = 1;
+  int agreement = 0;
   if (argc > 2 && !strcmp(argv[1], "--collrt"))
     plan_path = argv[2], a = 3;
+  else if (argc > 1 && !strcmp(argv[1], "--agreement"))
+    agreement = 1, a = 2;
   if (argc != a + 2) {
-    fprintf(stderr, "usage: pmpi_bench [--collrt PLAN] BYTES_PER_BLOCK ITERS\n");
+    fprintf(stderr, "usage: pmpi_bench [--collrt PLAN | --agreement] BYTES_PER_BLOCK ITERS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int bytes = atoi(argv[a]), iters = atoi(argv[a + 1]), rank, size;
@@ -39,7 +43,10 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
     }
-    if (coll) {
+    if (agreement) {
+      int64_t mine[6] = {rank, 0, 0, bytes, 1, -1}, all[6];
+      PMPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    } else if (coll) {
       collrt_start(coll, &diag);
       collrt_wait(coll, &diag);
     } else {
