@@ -63,6 +63,46 @@ static int bind_rank(const collrt_plan_t *plan, const collrt_expand_input_t *in,
   return st ? -1 : 0;
 }
 
+/* The bind-time exchange for `in->rank`, as bind would deliver it: every
+ * rank's first pass, keeping what is PUT to this rank. O(P) passes, so this
+ * part is not one rank's cost (bind runs one pass and an MPI_Alltoallv); it
+ * is timed apart and only what expansion then costs is reported as such. */
+static int exchange_for(const collrt_plan_t *plan, const collrt_expand_input_t *in,
+                        collrt_table_entry_t **entries, collrt_tables_t *tables) {
+  collrt_diag_t diag = {{0}};
+  size_t n = 0, cap = 0;
+  *entries = NULL;
+  for (int p = 0; p < in->size; ++p) {
+    collrt_expand_input_t other = *in;
+    other.rank = p;
+    collrt_put_t *puts = NULL;
+    size_t np = 0;
+    if (collrt_exchange_puts(plan, &other, &puts, &np, &diag)) {
+      fprintf(stderr, "collc-expand-bench: exchange on rank %d: %s\n", p, diag.message);
+      return -1;
+    }
+    for (size_t k = 0; k < np; ++k) {
+      if (puts[k].peer != in->rank)
+        continue;
+      if (n == cap) {
+        cap = cap ? 2 * cap : 1024;
+        if (!(*entries = realloc(*entries, cap * sizeof **entries)))
+          return -1;
+      }
+      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table};
+      (*entries)[n++] = e;
+    }
+    free(puts);
+  }
+  if (collrt_tables_sort(*entries, n, in->rank, &diag)) {
+    fprintf(stderr, "collc-expand-bench: %s\n", diag.message);
+    return -1;
+  }
+  tables->entries = *entries;
+  tables->count = n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N]\n", argv[0]);
@@ -99,6 +139,16 @@ int main(int argc, char **argv) {
     rd[j] = j * m;
   }
   collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m, NULL};
+  collrt_table_entry_t *entries = NULL;
+  collrt_tables_t tables = {NULL, 0};
+  double exchange_s = 0;
+  if (collrt_plan_has_exchange(plan)) {
+    double te = now();
+    if (exchange_for(plan, &in, &entries, &tables))
+      return 1;
+    exchange_s = now() - te;
+    in.tables = &tables;
+  }
 
   collrt_steps_t steps;
   collrt_fifo_queue_t fq;
@@ -125,9 +175,10 @@ int main(int argc, char **argv) {
   double per = n ? 1.0 / (double)n : 0.0;
   printf("P=%d rank=%d steps=%zu deps=%zu segs=%zu expand_us=%.0f ns_per_step=%.1f "
          "persistent_bytes=%zu bytes_per_step=%.1f rss_bytes=%ld rss_per_step=%.1f "
-         "step_struct=%zu\n",
+         "step_struct=%zu table_entries=%zu exchange_sim_us=%.0f\n",
          P, rank, n, ndeps, nsegs, best * 1e6, best * 1e9 * per, heap, (double)heap * per,
-         rss, (double)rss * per, sizeof(collrt_step_t));
+         rss, (double)rss * per, sizeof(collrt_step_t), tables.count, exchange_s * 1e6);
+  free(entries);
   collrt_plan_free(plan);
   free(a);
   return 0;
