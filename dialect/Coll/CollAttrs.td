@@ -25,12 +25,16 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     "int64_t":$ranks_per_node,
     "int64_t":$alpha_ps,
     "int64_t":$beta_ps,
-    "int64_t":$gamma_ps
+    "int64_t":$gamma_ps,
+    DefaultValuedParameter<"bool", "false",
+        "routes adaptively (true) or dimension by dimension, the shorter way "
+        "round with ties at half a ring going + (false)">:$adaptive
   );
   let assemblyFormat = [{
     `<` `shape` `=` `[` $shape `]` `,` `wrap` `=` `[` $wrap `]` `,`
     `ranks_per_node` `=` $ranks_per_node `,` `alpha_ps` `=` $alpha_ps `,`
-    `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps `>`
+    `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
+    (`,` `adaptive` `=` $adaptive^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -31,7 +31,7 @@ LogicalResult
 TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> shape, ArrayRef<bool> wrap,
                      int64_t ranksPerNode, int64_t alphaPs, int64_t betaPs,
-                     int64_t gammaPs) {
+                     int64_t gammaPs, bool adaptive) {
   if (shape.empty() || shape.size() > 3)
     return emitError() << "(T1) topology needs 1 to 3 dimensions, got "
                        << shape.size();
@@ -85,6 +85,9 @@ constexpr OptionSpec kOptions[] = {
     {"direct", "order", OptionSpec::Order},
     {"direct", "seed", OptionSpec::Seed},
     {"direct", "fifo_depth", OptionSpec::Depth},
+    {"balanced", "order", OptionSpec::Order},
+    {"balanced", "seed", OptionSpec::Seed},
+    {"balanced", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
 };

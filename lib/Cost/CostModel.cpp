@@ -16,7 +16,14 @@ static double betaUs(const NetworkParams &net) {
   return net.betaNsPerByte * 1e-3;
 }
 
-double collc::contention(const TopologySpec &topo) {
+/// A tie can exist: a wrapped even ring, routed dimension by dimension.
+static bool hasTies(const TopologySpec &topo, size_t d) {
+  bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+  return topo.fabric == Fabric::Torus && topo.routing == Routing::DimensionOrder &&
+         wraps && topo.shape[d] % 2 == 0;
+}
+
+double collc::contention(const TopologySpec &topo, bool balanced) {
   // Behind a non-blocking switch a node's one link is the only bottleneck.
   if (topo.fabric == Fabric::Switch)
     return static_cast<double>(topo.ranksPerNode);
@@ -24,9 +31,29 @@ double collc::contention(const TopologySpec &topo) {
   for (size_t d = 0; d < topo.shape.size(); ++d) {
     bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
     double n = static_cast<double>(topo.shape[d]);
-    worst = std::max(worst, wraps ? n / 8 : n / 4);
+    double c = !wraps ? n / 4 : !balanced && hasTies(topo, d) ? (n + 2) / 8 : n / 8;
+    worst = std::max(worst, c);
   }
   return worst * static_cast<double>(topo.ranksPerNode);
+}
+
+int64_t collc::tieBlocks(const TopologySpec &topo) {
+  int64_t untied = 1;
+  for (size_t d = 0; d < topo.shape.size(); ++d)
+    untied *= topo.shape[d] - (hasTies(topo, d) ? 1 : 0);
+  return topo.numNodes() - untied;
+}
+
+double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double p = static_cast<double>(topo.numRanks());
+  double t = static_cast<double>(tieBlocks(topo));
+  double c = contention(topo, /*balanced=*/true);
+  // tie blocks travel as two halves, each with its own message and header
+  return (p + 2 * t) * net.alphaUs +
+         c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
+              t * static_cast<double>(bytes)) *
+             betaUs(net);
 }
 
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
@@ -46,7 +73,7 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double p = static_cast<double>(topo.numRanks());
-  return p * contention(topo) * static_cast<double>(bytes) *
+  return p * contention(topo, /*balanced=*/true) * static_cast<double>(bytes) *
          betaUs(topo.network);
 }
 
@@ -113,6 +140,17 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     direct.percentOfPeak =
         percentOfPeak(peakAlltoallUs(topo, base.bytes), direct.timeUs);
     estimates.push_back(direct);
+    // Only where ties exist does balancing change anything.
+    if (coll.kind == CollectiveKind::Alltoall && tieBlocks(topo) > 0 &&
+        topo.ranksPerNode == 1) {
+      AlgorithmEstimate balanced = base;
+      balanced.algorithm = "balanced";
+      balanced.contention = contention(topo, /*balanced=*/true);
+      balanced.timeUs = balancedAlltoallUs(topo, base.bytes);
+      balanced.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), balanced.timeUs);
+      estimates.push_back(balanced);
+    }
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {

@@ -6,7 +6,10 @@
 //
 //   T_ptp      = α + (m + h)·C·β                          (latency L dropped)
 //   T_direct   ≈ P·α + P·C·(m + h)·β                      (direct alltoall)
-//   T_peak     = P·C·m·β                                  (bisection bound)
+//   T_balanced ≈ (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β
+//                (t = blocks a tie away, sent as two halves; C* = C with
+//                ties balanced)
+//   T_peak     = P·C*·m·β                                 (bisection bound)
 //   T_agv      ≈ (P−1)·α + (P−1)·m·C·β                    (direct allgatherv)
 //   T_ring     = rounds·(α + β·B), rounds = total/B + (P−z)/2
 //   B_best     ≈ sqrt(2·α·total / (β·(P+z−2)))
@@ -36,7 +39,19 @@ constexpr int64_t kDefaultEstimateBytes = 4096;
 /// bisection). C is the largest dimension's value times ranks per node,
 /// because every rank of a node shares the node's links. Behind a switch
 /// (fabric: switch) C is the ranks per node alone.
-double contention(const TopologySpec &topo);
+///
+/// With dimension-order routing a tie (offset n/2 on an even ring) goes +,
+/// so the + links carry the distances 1..n/2: (n+2)/8 instead of n/8 for a
+/// direct exchange. `balanced` asks for the contention once ties are split
+/// over both directions (adaptive routing, or the balanced schedule).
+double contention(const TopologySpec &topo, bool balanced = false);
+
+/// Blocks of one rank that are a tie away in some dimension (0 with
+/// adaptive routing, a switch, or no even ring).
+int64_t tieBlocks(const TopologySpec &topo);
+
+/// T_balanced, see above.
+double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
@@ -45,7 +60,8 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 /// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// T_peak = P·C·m·β: the bisection-limited time with no startup or header.
+/// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
+/// (ties balanced: the bound no routing can beat).
 double peakAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// 100·T_peak / T: how close a time is to the bisection bound.
@@ -76,8 +92,8 @@ struct AlgorithmEstimate {
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
 };
 
-/// Every algorithm applicable to the spec's op (alltoall, alltoallv: direct;
-/// allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
+/// Every algorithm applicable to the spec's op (alltoall: direct, balanced;
+/// alltoallv: direct; allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
 /// when absent), best first. For allgatherv, bytes is each rank's
 /// contribution and no rank is assumed empty.
 std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);

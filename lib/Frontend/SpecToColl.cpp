@@ -20,11 +20,11 @@ static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   // The spec's algorithm options travel with the algorithm; with "auto",
   // selection keeps those the chosen algorithm takes.
   SmallVector<NamedAttribute> options;
-  if (c.order != "shift") {
-    options.push_back(builder.getNamedAttr("order", builder.getStringAttr(c.order)));
+  if (c.order)
+    options.push_back(builder.getNamedAttr("order", builder.getStringAttr(*c.order)));
+  if (c.order.value_or(c.algorithm == "balanced" ? "random" : "shift") == "random")
     options.push_back(builder.getNamedAttr(
         "seed", builder.getI64IntegerAttr(static_cast<int64_t>(c.seed))));
-  }
   if (c.blockBytes)
     options.push_back(
         builder.getNamedAttr("block_bytes", builder.getI64IntegerAttr(*c.blockBytes)));
@@ -51,7 +51,8 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       context, t.shape, t.wrap, t.ranksPerNode,
       picoseconds(t.network.alphaUs, 1e6),
       picoseconds(t.network.betaNsPerByte, 1e3),
-      picoseconds(t.network.copyNsPerByte, 1e3));
+      picoseconds(t.network.copyNsPerByte, 1e3),
+      t.routing == Routing::Adaptive);
   switch (spec.collective.kind) {
   case CollectiveKind::Alltoall:
     buildOp<coll::AlltoallOp>(builder, loc, spec, name, topology);

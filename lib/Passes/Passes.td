@@ -29,6 +29,18 @@ def CollLowerDirect : Pass<"coll-lower-direct", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerBalanced : Pass<"coll-lower-balanced", "mlir::ModuleOp"> {
+  let summary = "lower alltoall to the direct exchange balanced for routed tori";
+  let description = [{
+    For tori that route dimension by dimension with ties at half a ring
+    going +: blocks a tie away are split, their second half detoured through
+    the neighbour one hop − in every tie dimension, so that the + and −
+    links carry equal load and the exchange can reach the bisection bound
+    (LowerBalanced.cpp). Two FIFOs: the direct exchange and the detours.
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

@@ -54,7 +54,20 @@ public:
   COLLC_BINARY(le, LeOp)
   COLLC_BINARY(ge, GeOp)
   COLLC_BINARY(logicalAnd, AndOp)
+  COLLC_BINARY(logicalOr, OrOp)
+  COLLC_BINARY(ne, NeOp)
 #undef COLLC_BINARY
+  mlir::Value select(mlir::Value condition, mlir::Value a, mlir::Value b) {
+    return expr<sched::SelectOp>(condition, a, b);
+  }
+  /// Topology: nodes along `d`, a rank's coordinate, the rank at coordinates.
+  mlir::Value dim(int64_t d) { return expr<sched::DimOp>(d); }
+  mlir::Value coord(mlir::Value rank, int64_t d) {
+    return expr<sched::CoordOp>(rank, d);
+  }
+  mlir::Value rankAt(mlir::ValueRange coords, mlir::Value local) {
+    return expr<sched::RankAtOp>(coords, local);
+  }
   mlir::Value isqrt(mlir::Value a) {
     return expr<sched::IsqrtOp>(a);
   }
@@ -100,6 +113,35 @@ public:
             std::optional<EventRef> signal = std::nullopt) {
     builder.create<sched::RecvOp>(loc, attr(buffer), offset, length, peer, tag,
                                   nullptr, mlir::ValueRange(), ref(signal),
+                                  indexOf(signal));
+  }
+  /// A gathered send or receive (one message of the segments its body
+  /// produces); the insertion point moves into the body.
+  sched::SendOp sendGathered(mlir::Value peer, mlir::Value tag,
+                             std::optional<EventRef> wait = std::nullopt) {
+    auto op = builder.create<sched::SendOp>(
+        loc, sched::BufferAttr(), mlir::Value(), mlir::Value(), peer, tag,
+        ref(wait), indexOf(wait), nullptr, mlir::ValueRange());
+    builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
+    return op;
+  }
+  sched::RecvOp recvGathered(mlir::Value peer, mlir::Value tag,
+                             std::optional<EventRef> signal = std::nullopt) {
+    auto op = builder.create<sched::RecvOp>(
+        loc, sched::BufferAttr(), mlir::Value(), mlir::Value(), peer, tag,
+        nullptr, mlir::ValueRange(), ref(signal), indexOf(signal));
+    builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
+    return op;
+  }
+  void segment(sched::Buffer buffer, mlir::Value offset, mlir::Value length) {
+    builder.create<sched::SegmentOp>(loc, /*dst=*/false, buffer, offset, length);
+  }
+  /// A send that waits on `wait` and signals `signal`.
+  void sendSignalling(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
+                      mlir::Value peer, mlir::Value tag, std::optional<EventRef> wait,
+                      std::optional<EventRef> signal) {
+    builder.create<sched::SendOp>(loc, attr(buffer), offset, length, peer, tag,
+                                  ref(wait), indexOf(wait), ref(signal),
                                   indexOf(signal));
   }
   void copy(sched::Buffer src, mlir::Value srcOffset, sched::Buffer dst,

@@ -32,6 +32,8 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.topology.wrap.assign(topology.getWrap().begin(),
                             topology.getWrap().end());
   spec.topology.ranksPerNode = topology.getRanksPerNode();
+  spec.topology.routing = topology.getAdaptive() ? Routing::Adaptive
+                                                 : Routing::DimensionOrder;
   spec.topology.network.alphaUs = topology.getAlphaPs() * 1e-6;
   spec.topology.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
   spec.topology.network.copyNsPerByte = topology.getGammaPs() * 1e-3;

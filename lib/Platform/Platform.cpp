@@ -184,6 +184,14 @@ Error collc::writeSimGridPlatform(const TopologySpec &topo, raw_ostream &os) {
     return w;
   });
   int64_t nodes = topo.numNodes();
+  // SimGrid routes a torus dimension by dimension and breaks ties one way:
+  // a plan chosen for an adaptive network would be measured on another one.
+  if (topo.fabric == Fabric::Torus && topo.routing == Routing::Adaptive)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the spec declares routing: adaptive, but SimGrid's torus routes "
+        "dimension by dimension (ties at half a ring go +); remove 'routing' "
+        "to simulate that machine");
   if (mesh && nodes > kMaxExplicitRouteNodes)
     return createStringError(
         inconvertibleErrorCode(),

@@ -46,12 +46,17 @@ struct NetworkParams {
 /// describes, or each by one link to a non-blocking switch (`shape` then
 /// only counts nodes).
 enum class Fabric { Torus, Switch };
+/// How a torus routes: dimension by dimension, the shorter way round, a tie
+/// at half a ring going + (SimGrid's TORUS, most deterministic routers), or
+/// adaptively (BG/L), which spreads ties over both directions.
+enum class Routing { DimensionOrder, Adaptive };
 
 struct TopologySpec {
   llvm::SmallVector<int64_t, 3> shape; // nodes per dimension, 1..3 dims
   llvm::SmallVector<bool, 3> wrap;     // same length as shape
   int64_t ranksPerNode = 1;
   Fabric fabric = Fabric::Torus;
+  Routing routing = Routing::DimensionOrder;
   NetworkParams network;
 
   int64_t numNodes() const;
@@ -72,7 +77,9 @@ struct CollectiveSpec {
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;
   std::string algorithm = "auto"; // auto | direct | blocked-ring
-  std::string order = "shift";    // direct only: shift | random
+  /// direct and balanced: shift | random; unset = the algorithm's default
+  /// (direct: shift, balanced: random)
+  std::optional<std::string> order;
   uint64_t seed = 1;              // order: random
   /// blocked-ring: fixed block size B in bytes; unset = formula at run time.
   std::optional<int64_t> blockBytes;

@@ -310,8 +310,8 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
   yaml::MappingNode *map = expectMapping("'topology'", keyLoc, value);
   if (!map)
     return;
-  static constexpr StringRef keys[] = {"shape", "wrap", "ranks_per_node",
-                                       "fabric", "network"};
+  static constexpr StringRef keys[] = {"shape",  "wrap",    "ranks_per_node",
+                                       "fabric", "routing", "network"};
   // Cross-key checks need to know whether each part parsed cleanly.
   bool shapeOk = false, rpnOk = true;
   SMLoc shapeLoc, wrapLoc;
@@ -392,6 +392,19 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
           else
             error(locOf(v, kLoc), "unknown fabric '" + *name +
                                       "' (expected torus or switch)");
+          return;
+        }
+        if (key == "routing") {
+          std::optional<std::string> name = readScalar(
+              "'routing'", "dimension-order or adaptive", kLoc, v);
+          if (!name)
+            return;
+          if (*name == "dimension-order" || *name == "adaptive")
+            topo.routing = *name == "adaptive" ? Routing::Adaptive
+                                               : Routing::DimensionOrder;
+          else
+            error(locOf(v, kLoc), "unknown routing '" + *name +
+                                      "' (expected dimension-order or adaptive)");
           return;
         }
         parseNetwork(kLoc, v, topo.network);
@@ -548,11 +561,14 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   StringRef opName = opKnown ? stringifyCollectiveKind(*op.value) : "";
   if (algorithm.present) {
     bool isRingOp = opKnown && *op.value == CollectiveKind::Allgatherv;
+    bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
-                 (algorithm.value == "blocked-ring" && (isRingOp || !opKnown));
+                 (algorithm.value == "blocked-ring" && (isRingOp || !opKnown)) ||
+                 (algorithm.value == "balanced" && (isAlltoall || !opKnown));
     if (!valid) {
-      StringRef expected = isRingOp ? "auto, direct or blocked-ring"
-                                    : "auto or direct";
+      StringRef expected = isRingOp     ? "auto, direct or blocked-ring"
+                           : isAlltoall ? "auto, direct or balanced"
+                                        : "auto or direct";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
                                " (expected " + expected + ")");
@@ -570,7 +586,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     else
       coll.order = order.value;
   }
-  if (seen.count("seed") && order.value != "random")
+  std::string effectiveOrder =
+      order.present ? order.value
+                    : coll.algorithm == "balanced" ? "random" : "shift";
+  if (seen.count("seed") && effectiveOrder != "random")
     error(seedLoc, "'seed' applies only to 'order: random', but order is " +
                        (order.present ? order.value : "shift (the default)"));
   if (seen.count("block_bytes")) {

@@ -1,12 +1,23 @@
 // RUN: %collc-opt %s --coll-select-algorithm | FileCheck %s
 // RUN: %collc-opt %s --coll-select-algorithm 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
-// Alltoall can only be lowered directly, so auto becomes direct.
+// With adaptive routing (BG/L) no tie overloads a direction, so the direct
+// exchange wins and the balanced schedule is not even a candidate.
 // CHECK-LABEL: coll.alltoall @alltoall_auto
 // CHECK-SAME: algorithm = #coll.algorithm<"direct">, predicted_us = {{[0-9.e+]+}} : f64
 // REMARK: remark: selected direct by the cost model
-// REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B
-coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>}
+// REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
+coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, adaptive = true>}
+
+// Routed dimension by dimension, ties on the even rings overload the +
+// links of a direct exchange; at 4 KiB the balanced schedule wins, and the
+// options it takes follow it.
+// CHECK-LABEL: coll.alltoall @alltoall_routed
+// CHECK-SAME: algorithm = #coll.algorithm<"balanced", {fifo_depth = 8 : i64}>
+// REMARK: remark: selected balanced by the cost model
+// REMARK-DAG: note: balanced: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
+// REMARK-DAG: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.25
+coll.alltoall @alltoall_routed {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"auto", {fifo_depth = 8 : i64}>}
 
 // The cost model chooses between the two allgatherv lowerings; either way it
 // records its prediction, and every candidate is listed in the remark.

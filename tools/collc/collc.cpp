@@ -265,6 +265,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   pm.addPass(createCollSelectAlgorithm());
   if (emitKind != EmitKind::Coll) {
     pm.addPass(createCollLowerDirect());
+    pm.addPass(createCollLowerBalanced());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
     if (!noVerify)

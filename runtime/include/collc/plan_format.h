@@ -205,7 +205,8 @@ extern "C" {
   X(SMP_ALL_CORES, 6, "smp-all-cores")                                         \
   X(PLANNED, 7, "planned")                                                     \
   X(SMP_RING, 8, "smp-blocked-ring")                                           \
-  X(CUSTOM, 9, "custom")
+  X(CUSTOM, 9, "custom")                                                       \
+  X(BALANCED, 10, "balanced")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
