@@ -30,4 +30,9 @@ if(TARGET collc AND BUILD_TESTING)
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test-install.sh ${PROJECT_BINARY_DIR}
                    ${PROJECT_SOURCE_DIR}/examples/embed ${MPIEXEC_EXECUTABLE})
   set_tests_properties(package.install PROPERTIES TIMEOUT 600)
+  # examples/fft-transpose the same way (needs FFTW: skipped, 77, without)
+  add_test(NAME example.fft-transpose
+           COMMAND sh ${PROJECT_SOURCE_DIR}/examples/fft-transpose/test-fft.sh ${PROJECT_BINARY_DIR}
+                   ${PROJECT_SOURCE_DIR}/examples/fft-transpose ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(example.fft-transpose PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()
