@@ -125,23 +125,83 @@ static int serve(pmpi_call_t *call, int *fallback) {
   return rc;
 }
 
+/* The arguments of each collective as a call (blocking and persistent
+ * alike). */
+static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *sendbuf,
+                             int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+  begin(call, what, COLLRT_OP_ALLTOALL, comm, sendbuf, recvbuf);
+  check_types(call, sendtype, recvtype);
+  if (!call->local_reason && sendcount != recvcount) {
+    call->local_reason = PMPI_R_TYPE_MISMATCH;
+    snprintf(call->local_msg, sizeof call->local_msg, "sendcount %d differs from recvcount %d",
+             sendcount, recvcount);
+  }
+  call->count = sendcount;
+  call->key.part[0] = &call->count;
+  call->key.part_len[0] = 1;
+  call->key.nparts = 1;
+  call->block = (int64_t)sendcount * call->key.tsize;
+}
+
+static int comm_size(MPI_Comm comm) {
+  int inter = 0, size = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &size);
+  else
+    PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+static void prepare_alltoallv(pmpi_call_t *call, const char *what, const void *sendbuf,
+                              const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  begin(call, what, COLLRT_OP_ALLTOALLV, comm, sendbuf, recvbuf);
+  check_types(call, sendtype, recvtype);
+  int size = comm_size(comm);
+  const int *arrays[4] = {sendcounts, sdispls, recvcounts, rdispls};
+  for (int p = 0; p < 4; ++p) {
+    call->key.part[p] = arrays[p];
+    call->key.part_len[p] = (size_t)size;
+  }
+  call->key.nparts = sendbuf == MPI_IN_PLACE ? 0 : 4;
+  call->sc = sendcounts, call->sd = sdispls, call->rc = recvcounts, call->rd = rdispls;
+  if (sendbuf != MPI_IN_PLACE)
+    for (int j = 0; j < size; ++j)
+      if ((int64_t)sendcounts[j] * call->key.tsize > call->block)
+        call->block = (int64_t)sendcounts[j] * call->key.tsize;
+}
+
+static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *sendbuf,
+                               int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  begin(call, what, COLLRT_OP_ALLGATHERV, comm, sendbuf, recvbuf);
+  /* with MPI_IN_PLACE the send type is ignored (and may be anything) */
+  check_types(call, sendbuf == MPI_IN_PLACE ? recvtype : sendtype, recvtype);
+  int size = comm_size(comm);
+  call->sendcount = sendcount;
+  call->key.part[0] = &call->sendcount;
+  call->key.part_len[0] = 1;
+  call->key.part[1] = recvcounts;
+  call->key.part[2] = displs;
+  call->key.part_len[1] = call->key.part_len[2] = (size_t)size;
+  call->key.nparts = 3;
+  call->rc = recvcounts, call->rd = displs;
+  for (int j = 0; j < size; ++j)
+    if ((int64_t)recvcounts[j] * call->key.tsize > call->block)
+      call->block = (int64_t)recvcounts[j] * call->key.tsize;
+}
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (g_pmpi.busy)
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   pmpi_call_t call;
-  begin(&call, "MPI_Alltoall", COLLRT_OP_ALLTOALL, comm, sendbuf, recvbuf);
-  check_types(&call, sendtype, recvtype);
-  if (!call.local_reason && sendcount != recvcount) {
-    call.local_reason = PMPI_R_TYPE_MISMATCH;
-    snprintf(call.local_msg, sizeof call.local_msg, "sendcount %d differs from recvcount %d",
-             sendcount, recvcount);
-  }
-  call.count = sendcount;
-  call.key.part[0] = &call.count;
-  call.key.part_len[0] = 1;
-  call.key.nparts = 1;
-  call.block = (int64_t)sendcount * call.key.tsize;
+  prepare_alltoall(&call, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, comm);
   int fallback = 1, rc = serve(&call, &fallback);
   return fallback && rc == MPI_SUCCESS
              ? PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
@@ -155,25 +215,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   pmpi_call_t call;
-  begin(&call, "MPI_Alltoallv", COLLRT_OP_ALLTOALLV, comm, sendbuf, recvbuf);
-  check_types(&call, sendtype, recvtype);
-  int inter = 0, size = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter)
-    PMPI_Comm_remote_size(comm, &size);
-  else
-    PMPI_Comm_size(comm, &size);
-  const int *arrays[4] = {sendcounts, sdispls, recvcounts, rdispls};
-  for (int p = 0; p < 4; ++p) {
-    call.key.part[p] = arrays[p];
-    call.key.part_len[p] = (size_t)size;
-  }
-  call.key.nparts = sendbuf == MPI_IN_PLACE ? 0 : 4;
-  call.sc = sendcounts, call.sd = sdispls, call.rc = recvcounts, call.rd = rdispls;
-  if (sendbuf != MPI_IN_PLACE)
-    for (int j = 0; j < size; ++j)
-      if ((int64_t)sendcounts[j] * call.key.tsize > call.block)
-        call.block = (int64_t)sendcounts[j] * call.key.tsize;
+  prepare_alltoallv(&call, "MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                    recvcounts, rdispls, recvtype, comm);
   int fallback = 1, rc = serve(&call, &fallback);
   return fallback && rc == MPI_SUCCESS
              ? PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
@@ -188,31 +231,69 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   pmpi_call_t call;
-  begin(&call, "MPI_Allgatherv", COLLRT_OP_ALLGATHERV, comm, sendbuf, recvbuf);
-  /* with MPI_IN_PLACE the send type is ignored (and may be anything) */
-  check_types(&call, sendbuf == MPI_IN_PLACE ? recvtype : sendtype, recvtype);
-  int inter = 0, size = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter)
-    PMPI_Comm_remote_size(comm, &size);
-  else
-    PMPI_Comm_size(comm, &size);
-  call.sendcount = sendcount;
-  call.key.part[0] = &call.sendcount;
-  call.key.part_len[0] = 1;
-  call.key.part[1] = recvcounts;
-  call.key.part[2] = displs;
-  call.key.part_len[1] = call.key.part_len[2] = (size_t)size;
-  call.key.nparts = 3;
-  call.rc = recvcounts, call.rd = displs;
-  for (int j = 0; j < size; ++j)
-    if ((int64_t)recvcounts[j] * call.key.tsize > call.block)
-      call.block = (int64_t)recvcounts[j] * call.key.tsize;
+  prepare_allgatherv(&call, "MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                     displs, recvtype, comm);
   int fallback = 1, rc = serve(&call, &fallback);
   return fallback && rc == MPI_SUCCESS
              ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm)
              : rc;
+}
+
+/* MPI-4 persistent collectives. The native persistent request is always
+ * created: it is the handle the application holds (and frees), and the
+ * collective itself when the call falls back. When a plan serves the call,
+ * the bind happens here, once, and MPI_Start runs the plan instead
+ * (persist.c). */
+static int persistent(pmpi_call_t *call, int native_rc, MPI_Request *request) {
+  if (native_rc != MPI_SUCCESS)
+    return native_rc;
+  call->persistent = 1;
+  int fallback = 1, rc = serve(call, &fallback);
+  if (rc != MPI_SUCCESS || fallback)
+    return rc;
+  return pmpi_persistent_add(*request, call->bound, call->comm, call->what);
+}
+
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request) {
+  int rc = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              info, request);
+  if (g_pmpi.busy || rc != MPI_SUCCESS)
+    return rc;
+  pmpi_call_t call;
+  prepare_alltoall(&call, "MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf,
+                   recvcount, recvtype, comm);
+  return persistent(&call, rc, request);
+}
+
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  int rc = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                               rdispls, recvtype, comm, info, request);
+  if (g_pmpi.busy || rc != MPI_SUCCESS)
+    return rc;
+  pmpi_call_t call;
+  prepare_alltoallv(&call, "MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype,
+                    recvbuf, recvcounts, rdispls, recvtype, comm);
+  return persistent(&call, rc, request);
+}
+
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  int rc = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                recvtype, comm, info, request);
+  if (g_pmpi.busy || rc != MPI_SUCCESS)
+    return rc;
+  pmpi_call_t call;
+  prepare_allgatherv(&call, "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, recvtype, comm);
+  return persistent(&call, rc, request);
 }
 
 int MPI_Finalize(void) {

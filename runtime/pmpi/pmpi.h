@@ -116,6 +116,8 @@ void pmpi_cache_free_all(void);
 typedef struct pmpi_stats {
   uint64_t hits;  /* served by a cached bind */
   uint64_t binds; /* served after a collective bind */
+  uint64_t persistent;        /* persistent requests bound to a plan */
+  uint64_t persistent_starts; /* MPI_Start(all) of those */
   uint64_t fallback[PMPI_R_COUNT_];
 } pmpi_stats_t;
 
@@ -165,10 +167,21 @@ typedef struct pmpi_call {
   int count, sendcount;
   const int *sc, *sd, *rc, *rd;
   MPI_Datatype type;
+  /* MPI_*_init: bind only (no cache, no run) and hand the bind back */
+  int persistent;
+  collrt_coll_t *bound;
 } pmpi_call_t;
 
 /* Runs the call with a plan (returns MPI_SUCCESS or the error handler's
  * code) or, with *out_fallback = 1, leaves it to the caller's PMPI_ call. */
 int pmpi_serve(pmpi_call_t *call, int *out_fallback);
+
+/* ---- persist.c: MPI-4 persistent collectives served by plans ---- */
+
+/* Remembers that `req` (a native persistent request that is never started)
+ * stands for `coll`; MPI_Start, the wait and test family and
+ * MPI_Request_free then act on the plan. Returns MPI_SUCCESS or
+ * MPI_ERR_NO_MEM (coll is freed then). */
+int pmpi_persistent_add(MPI_Request req, collrt_coll_t *coll, MPI_Comm comm, const char *what);
 
 #endif

@@ -84,9 +84,13 @@ void pmpi_print_summary(int world_rank) {
     }
   if (at && at + 1 < sizeof reasons)
     strcat(reasons, ")");
+  char persistent[96] = "";
+  if (s->persistent)
+    snprintf(persistent, sizeof persistent, "; %llu persistent requests started %llu times",
+             (unsigned long long)s->persistent, (unsigned long long)s->persistent_starts);
   fprintf(stderr,
-          "collc_pmpi: rank %d: %llu calls served (%llu cache hits, %llu binds), %llu fell back to MPI%s\n",
+          "collc_pmpi: rank %d: %llu calls served (%llu cache hits, %llu binds), %llu fell back to MPI%s%s\n",
           world_rank, (unsigned long long)(s->hits + s->binds), (unsigned long long)s->hits,
-          (unsigned long long)s->binds, (unsigned long long)fell, reasons);
+          (unsigned long long)s->binds, (unsigned long long)fell, reasons, persistent);
   fflush(stderr);
 }

@@ -68,7 +68,9 @@ int pmpi_serve(pmpi_call_t *call, int *out_fallback) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(call->comm, &rank);
   PMPI_Comm_size(call->comm, &size);
-  pmpi_entry_t *hit = call->local_reason ? NULL : pmpi_cache_find(cache, &call->key);
+  /* a persistent request owns its bind: it never takes a cached one */
+  pmpi_entry_t *hit =
+      call->local_reason || call->persistent ? NULL : pmpi_cache_find(cache, &call->key);
   int64_t gen = hit ? hit->gen : -1, fp = g_pmpi.plans.fingerprint;
   /* reason and its rank; bind number (max, -min); largest block; plan set
    * fingerprint (max, -min) */
@@ -126,8 +128,13 @@ int pmpi_serve(pmpi_call_t *call, int *out_fallback) {
     snprintf(msg, sizeof msg, "served by plan %s", p->path);
     pmpi_say_once(cache, call->what, msg);
   }
-  g_pmpi.stats.binds++;
   *out_fallback = 0;
+  if (call->persistent) {
+    g_pmpi.stats.persistent++;
+    call->bound = coll;
+    return MPI_SUCCESS;
+  }
+  g_pmpi.stats.binds++;
   rc = run(call, coll);
   /* a cache that cannot hold the entry frees it: the next call binds again */
   pmpi_cache_put(cache, &call->key, coll, g);
