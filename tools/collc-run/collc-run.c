@@ -5,6 +5,7 @@
  *       [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]
  *       [--comm world|split|reordered] [--native] [--trace FILE]
  *       [--verify-counts] [--native-only] [--digest] [--shared-bufs]
+ *   mpiexec -n 2 collc-run --calibrate [--max-bytes N]   (calibrate.c)
  *
  * --bytes N: alltoall: bytes per (sender, receiver) block; alltoallv and
  * allgatherv: the base / largest size of the count distribution. With
@@ -50,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "collc/collrt.h"
 #include "workload.h"
 
@@ -125,6 +127,7 @@ static void usage(void) {
           "         [--counts regular|bcast|spike|half|linear|geometric|random] [--seed S]\n"
           "         [--comm world|split|reordered] [--native] [--trace FILE] [--verify-counts]\n"
           "         [--native-only] [--digest] [--shared-bufs]\n"
+          "       collc-run --calibrate [--max-bytes N]\n"
           "       collc-run --help\n");
 }
 
@@ -152,7 +155,11 @@ static void help(void) {
          "  --shared-bufs         SMPI build only: shared buffers for large simulations\n"
          "  --help, --version     this text; the version\n\n"
          "Output: one line per measurement on rank 0 of MPI_COMM_WORLD:\n"
-         "  op=... alg=... impl=collc P=... bytes=... iters=... median_us=... min_us=...\n");
+         "  op=... alg=... impl=collc P=... bytes=... iters=... median_us=... min_us=...\n\n"
+         "usage: mpiexec -n 2 collc-run --calibrate [--max-bytes N] > network.yaml\n\n"
+         "  measures alpha and beta (ping-pong between ranks 0 and 1, 4 B to --max-bytes,\n"
+         "  default 1 MiB) and gamma (memcpy), and prints a network: section for a spec's\n"
+         "  topology: (shared-memory figures when ranks 0 and 1 share a node)\n");
 }
 
 static int parse(int argc, char **argv, options_t *o) {
@@ -299,6 +306,9 @@ int main(int argc, char **argv) {
   int wrank, wsize;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--calibrate"))
+      return finish(calibrate_main(argc, argv));
   options_t o;
   if (parse(argc, argv, &o))
     return finish(2);
