@@ -88,6 +88,8 @@ constexpr OptionSpec kOptions[] = {
     {"balanced", "order", OptionSpec::Order},
     {"balanced", "seed", OptionSpec::Seed},
     {"balanced", "fifo_depth", OptionSpec::Depth},
+    {"two-phase", "fifo_depth", OptionSpec::Depth},
+    {"two-phase", "stages", OptionSpec::Positive},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
 };

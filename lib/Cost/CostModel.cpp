@@ -44,6 +44,17 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
+double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  int64_t line = 0;
+  for (size_t d = 1; d < topo.shape.size(); ++d)
+    if (topo.shape[d] > topo.shape[line])
+      line = static_cast<int64_t>(d);
+  double q = static_cast<double>(topo.numNodes() / topo.shape[line]);
+  return directAlltoallUs(topo, bytes) + net.alphaUs +
+         q * static_cast<double>(bytes + net.headerBytes) * betaUs(net);
+}
+
 double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
@@ -150,6 +161,15 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       balanced.percentOfPeak =
           percentOfPeak(peakAlltoallUs(topo, base.bytes), balanced.timeUs);
       estimates.push_back(balanced);
+    }
+    if (coll.kind == CollectiveKind::Alltoall && topo.shape.size() >= 2 &&
+        topo.ranksPerNode == 1 && topo.fabric == Fabric::Torus) {
+      AlgorithmEstimate tps = base;
+      tps.algorithm = "two-phase";
+      tps.timeUs = twoPhaseAlltoallUs(topo, base.bytes);
+      tps.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), tps.timeUs);
+      estimates.push_back(tps);
     }
   }
   std::stable_sort(estimates.begin(), estimates.end(),

@@ -53,6 +53,15 @@ int64_t tieBlocks(const TopologySpec &topo);
 /// T_balanced, see above.
 double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// T_two-phase ≈ T_direct + α + Q·(m + h)·β for seed 000's schedule (line of
+/// n_L nodes, plane of Q): its two pipelined phases send P − 1 messages per
+/// rank, like the direct exchange, and cross the same links; the pipeline
+/// fills once (the first line message, Q blocks, arrives before forwarding
+/// starts). The model has no term for what makes it win on BG/L (direct's
+/// hot spots on asymmetric tori beyond the bisection load), so it never
+/// predicts a win over direct; --explain lists it.
+double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);

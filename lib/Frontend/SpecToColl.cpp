@@ -28,6 +28,9 @@ static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   if (c.blockBytes)
     options.push_back(
         builder.getNamedAttr("block_bytes", builder.getI64IntegerAttr(*c.blockBytes)));
+  if (c.stages)
+    options.push_back(
+        builder.getNamedAttr("stages", builder.getI64IntegerAttr(*c.stages)));
   if (c.fifoDepth)
     options.push_back(
         builder.getNamedAttr("fifo_depth", builder.getI64IntegerAttr(*c.fifoDepth)));

@@ -41,6 +41,17 @@ def CollLowerBalanced : Pass<"coll-lower-balanced", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerTwoPhase : Pass<"coll-lower-two-phase", "mlir::ModuleOp"> {
+  let summary = "lower alltoall to seed 000's two-phase torus schedule";
+  let description = [{
+    Phase 1 along a line (one combined message per intermediate), phase 2
+    in the plane (each block forwarded as soon as its line message
+    arrived), each phase on its own FIFO, intermediate memory bounded by
+    credit-based stage slots (LowerTwoPhase.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

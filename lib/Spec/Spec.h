@@ -85,6 +85,9 @@ struct CollectiveSpec {
   std::optional<int64_t> blockBytes;
   /// Sends in flight per FIFO (injection throttling); unset = algorithm default.
   std::optional<int64_t> fifoDepth;
+  /// two-phase: stage slots at the intermediates (credits); unset = as many
+  /// as fit the default budget
+  std::optional<int64_t> stages;
 };
 
 struct Spec {

@@ -496,7 +496,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     return;
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
-                                       "fifo_depth"};
+                                       "fifo_depth", "stages"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order;
   SMLoc seedLoc, blockLoc;
@@ -545,6 +545,14 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
             coll.blockBytes = *number;
           return;
         }
+        if (key == "stages") {
+          if (*number < 1)
+            error(locOf(v, kLoc), "'stages' is " + Twine(*number) +
+                                      "; an intermediate needs at least 1 stage slot");
+          else
+            coll.stages = *number;
+          return;
+        }
         if (*number < 1 || *number > 65535)
           error(locOf(v, kLoc), "'fifo_depth' is " + Twine(*number) +
                                     "; it must be between 1 and 65535");
@@ -564,10 +572,11 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
                  (algorithm.value == "blocked-ring" && (isRingOp || !opKnown)) ||
-                 (algorithm.value == "balanced" && (isAlltoall || !opKnown));
+                 ((algorithm.value == "balanced" || algorithm.value == "two-phase") &&
+                  (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct or blocked-ring"
-                           : isAlltoall ? "auto, direct or balanced"
+                           : isAlltoall ? "auto, direct, balanced or two-phase"
                                         : "auto or direct";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +

@@ -266,6 +266,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (emitKind != EmitKind::Coll) {
     pm.addPass(createCollLowerDirect());
     pm.addPass(createCollLowerBalanced());
+    pm.addPass(createCollLowerTwoPhase());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
     if (!noVerify)

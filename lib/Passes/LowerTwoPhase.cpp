@@ -1,0 +1,237 @@
+//===- LowerTwoPhase.cpp - seed 000's two-phase torus alltoall ------------===//
+//
+// Kumar & Heidelberger's two-phase schedule (TPS, DESIGN.md A2). One
+// dimension L is the line, the others the plane. Phase 1 runs along the
+// line: rank r sends to the rank of its line at coordinate x2 one message
+// combining every block whose destination lies in the plane x2 (the
+// intermediate shares the destination's L coordinate). Phase 2 runs in the
+// plane: the intermediate forwards each block to its destination. The line
+// is the dimension of asymmetry, so that the plane is symmetric (e.g. X of
+// 8x4x4), else the longest dimension: the paper's rule.
+//
+//   * Pipelined: a phase-2 forward waits only for the phase-1 message that
+//     brought it (`arrived[i]`), not for the end of phase 1; the rank's own
+//     blocks for its plane go first, straight from the send buffer.
+//   * Reserved FIFOs: phase 1 on FIFO 0 (the line), phase 2 on FIFO 1 (the
+//     plane), so neither waits behind the other.
+//   * Bounded intermediate memory (seed 000 §5): S stage slots of one plane
+//     (Q·m bytes) each, reused round robin; the receive of arrival i into
+//     the slot of arrival i−S waits until every forward out of it completed
+//     (`freed[i−S]`, an event signalled Q−1 times): credits. S is the
+//     `stages` option, or as many as fit kStageBudget bytes (at least 1, at
+//     most the n_L−1 arrivals), computed at bind from the block size: 64 KiB
+//     blocks on a 40x32x16 torus (line X, plane 32x16) stage 32 MiB per
+//     arrival, so the default keeps 2 of them, 64 MiB.
+//   * The block of the arrival meant for the intermediate itself is received
+//     straight into the receive buffer (a gathered receive), never staged.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/Coll/CollOps.h"
+#include "lib/Passes/Passes.h"
+#include "lib/Passes/ScheduleBuilder.h"
+
+namespace collc {
+#define GEN_PASS_DEF_COLLLOWERTWOPHASE
+#include "lib/Passes/Passes.h.inc"
+} // namespace collc
+
+using namespace mlir;
+using namespace collc;
+using sched::Buffer;
+using sched::CountArray;
+
+namespace {
+
+constexpr int64_t kDefaultDepth = 16;
+/// Default bound on the staged bytes per rank.
+constexpr int64_t kStageBudget = 64ll << 20;
+
+/// The paper's rule: the dimension whose removal leaves a symmetric plane
+/// (all other extents equal) if it differs from them, else the longest.
+int64_t lineDimension(ArrayRef<int64_t> shape) {
+  int64_t longest = 0;
+  for (int64_t d = 1; d < static_cast<int64_t>(shape.size()); ++d)
+    if (shape[d] > shape[longest])
+      longest = d;
+  if (shape.size() == 3)
+    for (int64_t d = 0; d < 3; ++d) {
+      int64_t a = shape[(d + 1) % 3], b = shape[(d + 2) % 3];
+      if (a == b && shape[d] != a)
+        return d;
+    }
+  return longest;
+}
+
+LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
+  coll::TopologyAttr topology = op.getTopology();
+  if (topology.getRanksPerNode() != 1)
+    return op.emitError("the two-phase alltoall schedules one rank per torus "
+                        "node; this topology has ")
+           << topology.getRanksPerNode()
+           << " ranks per node (use algorithm: direct)";
+  ArrayRef<int64_t> shape = topology.getShape();
+  int64_t ndims = shape.size();
+  if (ndims < 2)
+    return op.emitError("the two-phase alltoall needs a line and a plane: a "
+                        "topology of 2 or 3 dimensions (this one has 1)");
+  OpBuilder builder(op);
+  coll::AlgorithmAttr options = op.getAlgorithm();
+  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  std::optional<int64_t> stages = options.getInt("stages");
+  MLIRContext *ctx = op.getContext();
+  // Both phases visit their peers in an order the receivers reproduce, so
+  // receives are windowed like sends.
+  auto fifo = sched::FifoAttr::get(ctx, depth, depth);
+  createPlanFor(builder, op, "alltoall", "two-phase", {fifo, fifo},
+                {"arrived", "freed"});
+  ScheduleBuilder b(builder, op.getLoc());
+
+  int64_t line = lineDimension(shape);
+  SmallVector<int64_t, 2> plane;
+  for (int64_t d = 0; d < ndims; ++d)
+    if (d != line)
+      plane.push_back(d);
+  Value zero = b.c(0), one = b.c(1), r = b.rank();
+  SmallVector<Value, 3> n, c;
+  for (int64_t d = 0; d < ndims; ++d) {
+    n.push_back(b.dim(d));
+    c.push_back(b.coord(r, d));
+  }
+  Value nl = n[line];
+  // plane index q = a + n_a·b over the plane dimensions, in order
+  Value planeSize = one, own = zero;
+  for (int64_t i = static_cast<int64_t>(plane.size()) - 1; i >= 0; --i) {
+    planeSize = b.mul(planeSize, n[plane[i]]);
+    own = b.add(b.mul(own, n[plane[i]]), c[plane[i]]);
+  }
+  /// The rank at line coordinate `x` and plane index `q`.
+  auto rankAt = [&](Value x, Value q) {
+    SmallVector<Value, 3> at(ndims);
+    at[line] = x;
+    for (int64_t d : plane) {
+      at[d] = b.mod(q, n[d]);
+      q = b.floordiv(q, n[d]);
+    }
+    return b.rankAt(at, zero);
+  };
+
+  Value m = b.count(CountArray::recvcount, r);
+  Value stageBytes = b.mul(planeSize, m);
+  Value arrivals = b.sub(nl, one);
+  Value slots =
+      stages ? b.min(b.c(*stages), b.max(arrivals, one))
+             : b.max(one, b.min(arrivals,
+                                b.floordiv(b.c(kStageBudget), b.max(stageBytes, one))));
+  // A plane of one rank stages nothing (its block goes straight to the
+  // receive buffer) and so frees nothing: no slot is ever reused.
+  slots = b.select(b.eq(planeSize, one), b.max(arrivals, one), slots);
+  builder.create<sched::ScratchOp>(op.getLoc(), b.mul(slots, stageBytes));
+  /// Offset of plane index q in the slot of arrival i (1-based).
+  auto staged = [&](Value i, Value q) {
+    return b.add(b.mul(b.mod(b.sub(i, one), slots), stageBytes), b.mul(q, m));
+  };
+
+  // named after their dimensions, so that the choice of line shows in the IR
+  static const char *const names[] = {"x", "y", "z"};
+  std::string planeName = "plane ";
+  for (int64_t d : plane)
+    planeName += names[d];
+  b.phase((std::string("line ") + names[line]).c_str(), 0);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    sched::ForOp loop = b.forLoop(one, nl);
+    Value i = loop.getInductionVar();
+    Value to = b.mod(b.add(c[line], i), nl);
+    Value from = b.mod(b.sub(c[line], i), nl);
+    Value peer = rankAt(to, own), source = rankAt(from, own);
+    {
+      OpBuilder::InsertionGuard inner(builder);
+      b.sendGathered(peer, zero);
+      sched::ForOp blocks = b.forLoop(zero, planeSize);
+      Value dst = rankAt(to, blocks.getInductionVar());
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
+                b.count(CountArray::sendcount, dst));
+    }
+    // The receive into a slot in use waits for the forwards out of it.
+    auto receive = [&](std::optional<ScheduleBuilder::EventRef> wait) {
+      OpBuilder::InsertionGuard inner(builder);
+      auto recv = builder.create<sched::RecvOp>(
+          op.getLoc(), sched::BufferAttr(), Value(), Value(), source, zero,
+          wait ? FlatSymbolRefAttr::get(ctx, wait->name) : FlatSymbolRefAttr(),
+          wait ? ValueRange(wait->index) : ValueRange(),
+          FlatSymbolRefAttr::get(ctx, "arrived"), ValueRange{i});
+      builder.setInsertionPointToStart(&recv.getBody().emplaceBlock());
+      sched::ForOp blocks = b.forLoop(zero, planeSize);
+      Value q = blocks.getInductionVar();
+      {
+        OpBuilder::InsertionGuard mine(builder);
+        b.ifThen(b.eq(q, own)); // the block for this rank: delivered
+        b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, source),
+                  b.count(CountArray::recvcount, source));
+      }
+      b.ifThen(b.ne(q, own)); // the others: staged for phase 2
+      b.segment(Buffer::scratch, staged(i, q), m);
+    };
+    Value reuse = b.lt(slots, i);
+    {
+      OpBuilder::InsertionGuard branch(builder);
+      b.ifThen(reuse);
+      receive(ScheduleBuilder::EventRef{"freed", {b.sub(i, slots)}});
+    }
+    b.ifThen(b.eq(reuse, zero));
+    receive(std::nullopt);
+  }
+
+  builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
+  b.phase(planeName.c_str(), 1);
+  {
+    // j = 0: this rank's own blocks for its plane, from the send buffer;
+    // j >= 1: the blocks of arrival j, as soon as it is in.
+    OpBuilder::InsertionGuard guard(builder);
+    sched::ForOp stage = b.forLoop(zero, nl);
+    Value j = stage.getInductionVar();
+    sched::ForOp peers = b.forLoop(one, planeSize);
+    Value t = peers.getInductionVar();
+    Value q = b.mod(b.add(own, t), planeSize);
+    Value qs = b.mod(b.sub(own, t), planeSize);
+    Value dst = rankAt(c[line], q), peer = rankAt(c[line], qs);
+    {
+      OpBuilder::InsertionGuard branch(builder);
+      b.ifThen(b.eq(j, zero));
+      b.send(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
+             b.count(CountArray::sendcount, dst), dst, zero);
+    }
+    {
+      OpBuilder::InsertionGuard branch(builder);
+      b.ifThen(b.ne(j, zero));
+      b.sendSignalling(Buffer::scratch, staged(j, q), m, dst, zero,
+                       ScheduleBuilder::EventRef{"arrived", {j}},
+                       ScheduleBuilder::EventRef{"freed", {j}});
+    }
+    // from plane peer `peer`: its stage j holds the block of the source j
+    // back along its line
+    Value source = rankAt(b.mod(b.sub(c[line], j), nl), qs);
+    b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, source),
+           b.count(CountArray::recvcount, source), peer, zero);
+  }
+  b.copy(Buffer::sendbuf, b.count(CountArray::senddispl, r), Buffer::recvbuf,
+         b.count(CountArray::recvdispl, r), m);
+  op.erase();
+  return success();
+}
+
+struct CollLowerTwoPhasePass
+    : public collc::impl::CollLowerTwoPhaseBase<CollLowerTwoPhasePass> {
+  void runOnOperation() override {
+    SmallVector<coll::AlltoallOp> ops;
+    getOperation().walk([&](coll::AlltoallOp op) {
+      if (op.getAlgorithm().getName() == "two-phase")
+        ops.push_back(op);
+    });
+    for (coll::AlltoallOp op : ops)
+      if (failed(lowerTwoPhase(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
