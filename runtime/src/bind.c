@@ -164,6 +164,27 @@ static collrt_status_t choose_wait_policy(MPI_Comm comm, collrt_wait_policy_t *o
 /* A gathered SEND or RECV moves its segments as one message: an hindexed
  * datatype over absolute addresses (segments may lie in different buffers),
  * used with MPI_BOTTOM. Built once here, so no start pays for it. */
+collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens,
+                                     MPI_Aint *displs, MPI_Datatype *out,
+                                     collrt_diag_t *diag) {
+  const collrt_step_t *s = &c->steps.steps[i];
+  for (uint32_t k = 0; k < s->nsrc; ++k) {
+    const collrt_seg_t *g = &c->steps.segs[s->seg_begin + k];
+    lens[k] = (int)g->len;
+    MPI_Get_address(c->buf[g->buf] + g->off, &displs[k]);
+  }
+  int rc = MPI_Type_create_hindexed((int)s->nsrc, lens, displs, MPI_BYTE, out);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_commit(out);
+  if (rc != MPI_SUCCESS) {
+    *out = MPI_DATATYPE_NULL;
+    char what[96];
+    snprintf(what, sizeof what, "MPI_Type_create_hindexed (gathered transfer of step %zu)", i);
+    return mpi_error(diag, rc, what);
+  }
+  return COLLRT_OK;
+}
+
 static collrt_status_t build_datatypes(collrt_coll_t *c, collrt_diag_t *diag) {
   size_t n = c->steps.count, most = 0, any = 0;
   for (size_t i = 0; i < n; ++i)
@@ -187,18 +208,8 @@ static collrt_status_t build_datatypes(collrt_coll_t *c, collrt_diag_t *diag) {
     c->dtype[i] = MPI_DATATYPE_NULL;
   for (size_t i = 0; i < n && !st; ++i) {
     const collrt_step_t *s = &c->steps.steps[i];
-    if (s->kind == COLLRT_STEP_COPY || !s->nsrc)
-      continue;
-    for (uint32_t k = 0; k < s->nsrc; ++k) {
-      const collrt_seg_t *g = &c->steps.segs[s->seg_begin + k];
-      lens[k] = (int)g->len;
-      MPI_Get_address(c->buf[g->buf] + g->off, &displs[k]);
-    }
-    int rc = MPI_Type_create_hindexed((int)s->nsrc, lens, displs, MPI_BYTE, &c->dtype[i]);
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Type_commit(&c->dtype[i]);
-    if (rc != MPI_SUCCESS)
-      st = mpi_error(diag, rc, "MPI_Type_create_hindexed (gathered transfer)");
+    if (s->kind != COLLRT_STEP_COPY && s->nsrc)
+      st = collrt_gathered_type(c, i, lens, displs, &c->dtype[i], diag);
   }
 out:
   free(lens);

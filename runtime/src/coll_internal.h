@@ -34,4 +34,12 @@ struct collrt_coll {
 /* Cancels and frees the requests of an abandoned run (engine.c). */
 void collrt_engine_abandon(collrt_coll_t *c);
 
+/* The MPI datatype of gathered step i: its segments as an hindexed type over
+ * ABSOLUTE addresses in c->buf, so one message moves them with no pack copy.
+ * `lens` and `displs` have room for the step's segments. Shared by bind and
+ * collrt_coll_rebind (a new buffer address needs a new type). */
+collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens,
+                                     MPI_Aint *displs, MPI_Datatype *out,
+                                     collrt_diag_t *diag);
+
 #endif

@@ -40,22 +40,7 @@ static collrt_status_t rebuild_datatypes(collrt_coll_t *c, collrt_diag_t *diag) 
     const collrt_step_t *s = &c->steps.steps[i];
     if (c->dtype[i] == MPI_DATATYPE_NULL || !touches_user_buffers(c, s))
       continue;
-    for (uint32_t k = 0; k < s->nsrc; ++k) {
-      const collrt_seg_t *g = &c->steps.segs[s->seg_begin + k];
-      lens[k] = (int)g->len;
-      MPI_Get_address(c->buf[g->buf] + g->off, &displs[k]);
-    }
-    int rc = MPI_Type_create_hindexed((int)s->nsrc, lens, displs, MPI_BYTE, &fresh[i]);
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Type_commit(&fresh[i]);
-    if (rc != MPI_SUCCESS) {
-      char msg[MPI_MAX_ERROR_STRING];
-      int len = 0;
-      MPI_Error_string(rc, msg, &len);
-      collrt_diag_set(diag, "collrt_coll_rebind: MPI_Type_create_hindexed (gathered transfer of step %zu) failed: %s",
-                      i, msg);
-      st = COLLRT_ERR_MPI;
-    }
+    st = collrt_gathered_type(c, i, lens, displs, &fresh[i], diag);
   }
   for (size_t i = 0; i < n; ++i) {
     if (fresh[i] == MPI_DATATYPE_NULL)
