@@ -21,7 +21,9 @@ install(FILES ${PROJECT_BINARY_DIR}/collcConfig.cmake
 # pkg-config: the runtime for plain makefiles (compile with mpicc, which
 # brings MPI itself)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/collrt.pc.in ${PROJECT_BINARY_DIR}/collrt.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/collrt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/collrt-shared.pc.in ${PROJECT_BINARY_DIR}/collrt-shared.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/collrt.pc ${PROJECT_BINARY_DIR}/collrt-shared.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # Installs into a temporary prefix and builds examples/embed against it, as
 # a user would (needs the compiler for collc_add_plan).

@@ -29,6 +29,11 @@ export PKG_CONFIG_PATH
 # shellcheck disable=SC2046
 mpicc -o "$tmp/embed-pc" "$src/embed.c" "$tmp/plan.c" $(pkg-config --cflags --libs collrt)
 "$mpiexec" -n 2 "$tmp/embed-pc"
+# the same against the shared runtime (collrt-shared.pc: libcollrt.so, rpath)
+# shellcheck disable=SC2046
+mpicc -o "$tmp/embed-so" "$src/embed.c" "$tmp/plan.c" $(pkg-config --cflags --libs collrt-shared)
+ldd "$tmp/embed-so" | grep -q "libcollrt.so"
+"$mpiexec" -n 2 "$tmp/embed-so"
 
 mkdir "$tmp/plans"
 "$prefix/bin/collc" "$src/alltoall.yaml" -o "$tmp/plans/alltoall.plan"
