@@ -28,13 +28,16 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     "int64_t":$gamma_ps,
     DefaultValuedParameter<"bool", "false",
         "routes adaptively (true) or dimension by dimension, the shorter way "
-        "round with ties at half a ring going + (false)">:$adaptive
+        "round with ties at half a ring going + (false)">:$adaptive,
+    DefaultValuedParameter<"bool", "false",
+        "nodes hang off a non-blocking switch (fabric: switch) instead of "
+        "forming the torus of `shape`">:$switched
   );
   let assemblyFormat = [{
     `<` `shape` `=` `[` $shape `]` `,` `wrap` `=` `[` $wrap `]` `,`
     `ranks_per_node` `=` $ranks_per_node `,` `alpha_ps` `=` $alpha_ps `,`
     `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
-    (`,` `adaptive` `=` $adaptive^)? `>`
+    (`,` `adaptive` `=` $adaptive^)? (`,` `switched` `=` $switched^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -31,7 +31,7 @@ LogicalResult
 TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> shape, ArrayRef<bool> wrap,
                      int64_t ranksPerNode, int64_t alphaPs, int64_t betaPs,
-                     int64_t gammaPs, bool adaptive) {
+                     int64_t gammaPs, bool adaptive, bool switched) {
   if (shape.empty() || shape.size() > 3)
     return emitError() << "(T1) topology needs 1 to 3 dimensions, got "
                        << shape.size();
@@ -90,6 +90,7 @@ constexpr OptionSpec kOptions[] = {
     {"balanced", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "stages", OptionSpec::Positive},
+    {"smp-leader", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
 };

@@ -44,6 +44,18 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
+double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double c = static_cast<double>(topo.ranksPerNode);
+  double n = static_cast<double>(topo.numNodes());
+  double p = static_cast<double>(topo.numRanks());
+  double m = static_cast<double>(bytes);
+  return (n - 1 + 2 * (c - 1)) * net.alphaUs +
+         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
+             betaUs(net) +
+         2 * c * p * m * net.copyNsPerByte * 1e-3;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   int64_t line = 0;
@@ -161,6 +173,14 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       balanced.percentOfPeak =
           percentOfPeak(peakAlltoallUs(topo, base.bytes), balanced.timeUs);
       estimates.push_back(balanced);
+    }
+    if (coll.kind == CollectiveKind::Alltoall && topo.ranksPerNode > 1) {
+      AlgorithmEstimate leader = base;
+      leader.algorithm = "smp-leader";
+      leader.timeUs = smpLeaderAlltoallUs(topo, base.bytes);
+      leader.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), leader.timeUs);
+      estimates.push_back(leader);
     }
     if (coll.kind == CollectiveKind::Alltoall && topo.shape.size() >= 2 &&
         topo.ranksPerNode == 1 && topo.fabric == Fabric::Torus) {

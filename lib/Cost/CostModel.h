@@ -53,6 +53,12 @@ int64_t tieBlocks(const TopologySpec &topo);
 /// T_balanced, see above.
 double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// T_smp-leader ≈ (N − 1 + 2(C − 1))·α + P·C*·(m + h/C²)·β + 2·C·P·m·γ for
+/// seed 002's leader-based alltoall on N nodes of C cores: N − 1 network
+/// messages per leader (C² blocks each, one header), plus a gather and a
+/// scatter that move the node's C·P blocks through the leader's memory.
+double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
 /// T_two-phase ≈ T_direct + α + Q·(m + h)·β for seed 000's schedule (line of
 /// n_L nodes, plane of Q): its two pipelined phases send P − 1 messages per
 /// rank, like the direct exchange, and cross the same links; the pipeline

@@ -55,7 +55,7 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       picoseconds(t.network.alphaUs, 1e6),
       picoseconds(t.network.betaNsPerByte, 1e3),
       picoseconds(t.network.copyNsPerByte, 1e3),
-      t.routing == Routing::Adaptive);
+      t.routing == Routing::Adaptive, t.fabric == Fabric::Switch);
   switch (spec.collective.kind) {
   case CollectiveKind::Alltoall:
     buildOp<coll::AlltoallOp>(builder, loc, spec, name, topology);

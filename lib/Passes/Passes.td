@@ -52,6 +52,16 @@ def CollLowerTwoPhase : Pass<"coll-lower-two-phase", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerSmpLeader : Pass<"coll-lower-smp-leader", "mlir::ModuleOp"> {
+  let summary = "lower alltoall to seed 002's leader-based SMP schedule";
+  let description = [{
+    Cores gather their send buffers at their node's leader, leaders exchange
+    one message per node pair, leaders scatter to their cores
+    (LowerSmpLeader.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

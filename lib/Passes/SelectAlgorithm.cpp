@@ -34,6 +34,7 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.topology.ranksPerNode = topology.getRanksPerNode();
   spec.topology.routing = topology.getAdaptive() ? Routing::Adaptive
                                                  : Routing::DimensionOrder;
+  spec.topology.fabric = topology.getSwitched() ? Fabric::Switch : Fabric::Torus;
   spec.topology.network.alphaUs = topology.getAlphaPs() * 1e-6;
   spec.topology.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
   spec.topology.network.copyNsPerByte = topology.getGammaPs() * 1e-3;

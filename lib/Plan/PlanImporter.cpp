@@ -343,7 +343,8 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
   auto topology = coll::TopologyAttr::get(
       context, shape, wrap, desc.ranks_per_node, desc.alpha_ps,
       desc.beta_ps_per_byte, desc.gamma_ps_per_byte,
-      /*adaptive=*/false); // a plan does not record the routing it was chosen for
+      // a plan does not record the routing or fabric it was chosen for
+      /*adaptive=*/false, /*switched=*/false);
   SmallVector<Attribute> fifos;
   for (unsigned f = 0; f < desc.nfifos; ++f)
     fifos.push_back(FifoAttr::get(context, desc.fifos[f].send_depth,

@@ -572,11 +572,12 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
                  (algorithm.value == "blocked-ring" && (isRingOp || !opKnown)) ||
-                 ((algorithm.value == "balanced" || algorithm.value == "two-phase") &&
+                 ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
+                   algorithm.value == "smp-leader") &&
                   (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct or blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced or two-phase"
+                           : isAlltoall ? "auto, direct, balanced, two-phase or smp-leader"
                                         : "auto or direct";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +

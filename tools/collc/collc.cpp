@@ -267,6 +267,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     pm.addPass(createCollLowerDirect());
     pm.addPass(createCollLowerBalanced());
     pm.addPass(createCollLowerTwoPhase());
+    pm.addPass(createCollLowerSmpLeader());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
     if (!noVerify)
