@@ -91,6 +91,7 @@ constexpr OptionSpec kOptions[] = {
     {"two-phase", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "stages", OptionSpec::Positive},
     {"smp-leader", "fifo_depth", OptionSpec::Depth},
+    {"vmesh", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
 };

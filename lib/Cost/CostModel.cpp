@@ -56,6 +56,40 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          2 * c * p * m * net.copyNsPerByte * 1e-3;
 }
 
+MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
+  int64_t p = ranksPerNode;
+  for (int64_t n : shape)
+    p *= n;
+  MeshRows best;
+  int64_t bestCost = INT64_MAX;
+  int64_t prefix = ranksPerNode;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    for (int64_t parts = shape[d]; parts >= 1; --parts) {
+      if (shape[d] % parts)
+        continue;
+      int64_t width = prefix * (shape[d] / parts);
+      int64_t cost = width + p / width;
+      if (cost < bestCost || (cost == bestCost && width > best.width)) {
+        bestCost = cost;
+        best = {d, parts, width, p / width};
+      }
+    }
+    prefix *= shape[d];
+  }
+  return best;
+}
+
+double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
+  double p = static_cast<double>(topo.numRanks());
+  double m = static_cast<double>(bytes);
+  double c = contention(topo);
+  double messages = static_cast<double>(rows.width + rows.height - 2);
+  return messages * (net.alphaUs + static_cast<double>(net.headerBytes) * c * betaUs(net)) +
+         2 * p * m * c * betaUs(net) + p * m * net.copyNsPerByte * 1e-3;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   int64_t line = 0;
@@ -182,6 +216,16 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
           percentOfPeak(peakAlltoallUs(topo, base.bytes), leader.timeUs);
       estimates.push_back(leader);
     }
+    if (topo.numRanks() >= 4) {
+      AlgorithmEstimate vmesh = base;
+      vmesh.algorithm = "vmesh";
+      MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
+      vmesh.shape = std::to_string(rows.width) + "x" + std::to_string(rows.height);
+      vmesh.timeUs = vmeshAlltoallUs(topo, base.bytes);
+      vmesh.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), vmesh.timeUs);
+      estimates.push_back(vmesh);
+    }
     if (coll.kind == CollectiveKind::Alltoall && topo.shape.size() >= 2 &&
         topo.ranksPerNode == 1 && topo.fabric == Fabric::Torus) {
       AlgorithmEstimate tps = base;
@@ -210,6 +254,8 @@ std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
   std::string text(line, std::min<size_t>(n, sizeof(line) - 1));
   if (estimate.blockBytes)
     text += ", B=" + std::to_string(*estimate.blockBytes) + " B";
+  if (!estimate.shape.empty())
+    text += ", mesh " + estimate.shape;
   if (estimate.percentOfPeak) {
     std::snprintf(line, sizeof(line), ", %.1f%% of peak",
                   *estimate.percentOfPeak);

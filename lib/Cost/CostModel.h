@@ -23,6 +23,8 @@
 
 #include "lib/Spec/Spec.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +70,26 @@ double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// predicts a win over direct; --explain lists it.
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// The rows of seed 000's virtual mesh (A3): Pvx = ranks per node ×
+/// shape[0..dims) × shape[dims] / parts consecutive ranks, i.e. a prefix of
+/// the torus dimensions, the last one possibly cut into equal parts; of those
+/// the one with Pvx + Pvy smallest (closest to square), the wider on a tie.
+/// 8×8×8: 32 × 16, rows on half XY planes, as in the seed.
+struct MeshRows {
+  size_t dims = 0;
+  int64_t parts = 1;
+  int64_t width = 1; // Pvx
+  int64_t height = 1; // Pvy
+};
+MeshRows vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode);
+
+/// T_vmesh ≈ (Pvx + Pvy − 2)·(α + h·C·β) + 2·P·m·C·β + P·m·γ: seed 000's
+/// eq. 4 with one message per row and column peer, every byte crossing the
+/// network twice and re-sorted once on the intermediate. Its `proto` (a
+/// per-block size header) is 0 here: block sizes are known at bind (alltoall)
+/// or exchanged once per bind (alltoallv).
+double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);
@@ -105,10 +127,11 @@ struct AlgorithmEstimate {
   double contention = 1;    // C
   std::optional<int64_t> blockBytes;   // blocked-ring: B
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
+  std::string shape;                   // vmesh: the mesh, "Pvx x Pvy"
 };
 
-/// Every algorithm applicable to the spec's op (alltoall: direct, balanced;
-/// alltoallv: direct; allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
+/// Every algorithm applicable to the spec's op (alltoall: direct, balanced,
+/// smp-leader, two-phase, vmesh; alltoallv: direct, vmesh; allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
 /// when absent), best first. For allgatherv, bytes is each rank's
 /// contribution and no rank is assumed empty.
 std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);

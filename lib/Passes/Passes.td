@@ -62,6 +62,17 @@ def CollLowerSmpLeader : Pass<"coll-lower-smp-leader", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerVMesh : Pass<"coll-lower-vmesh", "mlir::ModuleOp"> {
+  let summary = "lower alltoall(v) to seed 000's 2D virtual-mesh combining";
+  let description = [{
+    A Pvx x Pvy mesh of ranks (rows aligned with torus lines or planes):
+    one combined message per row peer, then one per column peer forwarding
+    the staged blocks as their row messages arrive; alltoallv learns the
+    staged sizes from the bind-time exchange (LowerVMesh.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

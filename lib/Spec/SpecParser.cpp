@@ -570,15 +570,17 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   if (algorithm.present) {
     bool isRingOp = opKnown && *op.value == CollectiveKind::Allgatherv;
     bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
+    bool isAlltoallv = opKnown && *op.value == CollectiveKind::Alltoallv;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
+                 (algorithm.value == "vmesh" && (isAlltoall || isAlltoallv || !opKnown)) ||
                  (algorithm.value == "blocked-ring" && (isRingOp || !opKnown)) ||
                  ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
                    algorithm.value == "smp-leader") &&
                   (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct or blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced, two-phase or smp-leader"
-                                        : "auto or direct";
+                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader or vmesh"
+                                        : "auto, direct or vmesh";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
                                " (expected " + expected + ")");

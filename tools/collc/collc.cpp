@@ -268,6 +268,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     pm.addPass(createCollLowerBalanced());
     pm.addPass(createCollLowerTwoPhase());
     pm.addPass(createCollLowerSmpLeader());
+    pm.addPass(createCollLowerVMesh());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
     if (!noVerify)
