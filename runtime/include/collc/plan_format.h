@@ -91,7 +91,8 @@
  * runs the program twice. The first pass executes the top-level LETs and
  * EXCHANGE bodies up to the last EXCHANGE, which emit PUT records; the
  * records are delivered once per bind (the MPI runtime: one MPI_Alltoall of
- * record counts and one MPI_Alltoallv of records; the simulator: in memory),
+ * record counts, then the records point to point, one message per pair
+ * that has any; the simulator: in memory),
  * and the second pass expands the whole program (skipping EXCHANGE bodies),
  * where TABLE(t, from, index) reads the value rank `from` PUT to this rank
  * for entry `index` of table t. Reading an entry no rank PUT is an expansion
