@@ -20,6 +20,7 @@
 #include "lib/Plan/PlanImporter.h"
 #include "lib/Platform/Platform.h"
 #include "lib/Spec/Spec.h"
+#include "tools/collc/report.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -93,6 +94,10 @@ cl::opt<std::string>
                cl::desc("C symbol for --emit=c and --emit=obj (default: from the input "
                         "file name)"),
                cl::cat(outputCategory));
+cl::opt<bool> report("report",
+                     cl::desc("Route the plan's messages over its torus: hottest link, "
+                              "messages and scratch per rank, implied time vs the bound"),
+                     cl::cat(checkCategory));
 cl::opt<bool> explain("explain",
                       cl::desc("Show the cost model's estimates for every "
                                "candidate algorithm"),
@@ -298,6 +303,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FailureOr<PlanPtr> plan = emitPlan(*plans.begin());
   if (failed(plan))
     return failure();
+  if (report)
+    printPlanReport(*plans.begin(), plan->get(), llvm::errs());
   size_t length = 0;
   const uint8_t *bytes = collrt_plan_bytes(plan->get(), &length);
   return writePlan(ArrayRef<uint8_t>(bytes, length));
