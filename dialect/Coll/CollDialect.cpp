@@ -94,6 +94,8 @@ constexpr OptionSpec kOptions[] = {
     {"vmesh", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
+    {"smp-blocked-ring", "block_bytes", OptionSpec::Positive},
+    {"smp-blocked-ring", "fifo_depth", OptionSpec::Depth},
 };
 } // namespace
 

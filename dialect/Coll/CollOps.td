@@ -39,7 +39,7 @@ def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh"]> {
 }
 
 def Coll_AllgathervOp
-    : Coll_CollectiveOp<"allgatherv", ["direct", "blocked-ring"]> {
+    : Coll_CollectiveOp<"allgatherv", ["direct", "blocked-ring", "smp-blocked-ring"]> {
   let summary = "all-gather of per-rank contributions sized at run time";
 }
 

@@ -90,6 +90,14 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          2 * p * m * c * betaUs(net) + p * m * net.copyNsPerByte * 1e-3;
 }
 
+double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,
+                                  int64_t totalBytes, int64_t blockBytes) {
+  double b = static_cast<double>(std::max<int64_t>(1, blockBytes));
+  double blocks = static_cast<double>(totalBytes) / b;
+  double rounds = blocks + static_cast<double>(nodes + cores) / 2;
+  return rounds * (net.alphaUs + betaUs(net) * b) + blocks * net.alphaUs;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   int64_t line = 0;
@@ -190,6 +198,17 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     ring.timeUs = blockedRingAllgathervUs(topo.network, base.ranks, 0, total,
                                           *ring.blockBytes);
     estimates.push_back(ring);
+
+    if (topo.ranksPerNode > 1) {
+      AlgorithmEstimate smp = ring;
+      smp.algorithm = "smp-blocked-ring";
+      int64_t depth = topo.numNodes() + topo.ranksPerNode;
+      smp.blockBytes = coll.blockBytes.value_or(
+          blockedRingBestBlockBytes(topo.network, depth, 0, total));
+      smp.timeUs = smpRingAllgathervUs(topo.network, topo.numNodes(), topo.ranksPerNode,
+                                       total, *smp.blockBytes);
+      estimates.push_back(smp);
+    }
   } else {
     AlgorithmEstimate direct = base;
     direct.algorithm = "direct";

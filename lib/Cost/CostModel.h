@@ -90,6 +90,13 @@ MeshRows vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode);
 /// or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
+/// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
+/// N + C deep instead of P, and a leader sends each block twice (on to the
+/// next node and down its chain).
+double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,
+                           int64_t totalBytes, int64_t blockBytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);

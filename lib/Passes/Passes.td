@@ -73,6 +73,16 @@ def CollLowerVMesh : Pass<"coll-lower-vmesh", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerSmpRing : Pass<"coll-lower-smp-ring", "mlir::ModuleOp"> {
+  let summary = "lower allgatherv to seed 001's SMP blocked ring";
+  let description = [{
+    Cores gather at their node's leader, the leaders run the pipelined
+    blocked ring over the nodes, and every block flows down a chain of the
+    node's cores as soon as it arrived (LowerSmpRing.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

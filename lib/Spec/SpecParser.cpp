@@ -573,12 +573,13 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool isAlltoallv = opKnown && *op.value == CollectiveKind::Alltoallv;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
                  (algorithm.value == "vmesh" && (isAlltoall || isAlltoallv || !opKnown)) ||
-                 (algorithm.value == "blocked-ring" && (isRingOp || !opKnown)) ||
+                 ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
+                  (isRingOp || !opKnown)) ||
                  ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
                    algorithm.value == "smp-leader") &&
                   (isAlltoall || !opKnown));
     if (!valid) {
-      StringRef expected = isRingOp     ? "auto, direct or blocked-ring"
+      StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
                            : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader or vmesh"
                                         : "auto, direct or vmesh";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
@@ -592,9 +593,11 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     if (order.value != "shift" && order.value != "random")
       error(order.loc,
             "unknown order '" + order.value + "' (expected shift or random)");
-    else if (coll.algorithm == "blocked-ring")
-      error(seen.lookup("order"), "'order' applies only to the direct "
-                                  "algorithm, but algorithm is blocked-ring");
+    else if (coll.algorithm == "blocked-ring" || coll.algorithm == "smp-blocked-ring" ||
+             coll.algorithm == "vmesh" || coll.algorithm == "two-phase" ||
+             coll.algorithm == "smp-leader")
+      error(seen.lookup("order"), "'order' applies only to the direct and balanced "
+                                  "algorithms, but algorithm is " + coll.algorithm);
     else
       coll.order = order.value;
   }

@@ -274,6 +274,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     pm.addPass(createCollLowerTwoPhase());
     pm.addPass(createCollLowerSmpLeader());
     pm.addPass(createCollLowerVMesh());
+    pm.addPass(createCollLowerSmpRing());
     pm.addPass(createCollLowerBlockedRing());
     pm.addPass(createCSEPass());
     if (!noVerify)
