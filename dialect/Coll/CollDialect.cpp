@@ -92,6 +92,7 @@ constexpr OptionSpec kOptions[] = {
     {"two-phase", "stages", OptionSpec::Positive},
     {"smp-leader", "fifo_depth", OptionSpec::Depth},
     {"vmesh", "fifo_depth", OptionSpec::Depth},
+    {"smp-all-cores", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
     {"smp-blocked-ring", "block_bytes", OptionSpec::Positive},

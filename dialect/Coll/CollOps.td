@@ -30,11 +30,11 @@ class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
   }];
 }
 
-def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "two-phase", "smp-leader", "vmesh"]> {
+def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "two-phase", "smp-leader", "vmesh", "smp-all-cores"]> {
   let summary = "personalized all-to-all exchange of equal blocks";
 }
 
-def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh"]> {
+def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh", "smp-all-cores"]> {
   let summary = "all-to-all exchange with per-pair counts bound at run time";
 }
 

@@ -98,6 +98,17 @@ double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64
   return rounds * (net.alphaUs + betaUs(net) * b) + blocks * net.alphaUs;
 }
 
+double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double c = static_cast<double>(topo.ranksPerNode);
+  double n = static_cast<double>(topo.numNodes());
+  double p = static_cast<double>(topo.numRanks());
+  double m = static_cast<double>(bytes);
+  return (c - 1 + n - 1) * net.alphaUs +
+         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) +
+         p * m * net.copyNsPerByte * 1e-3;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   int64_t line = 0;
@@ -226,6 +237,14 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       balanced.percentOfPeak =
           percentOfPeak(peakAlltoallUs(topo, base.bytes), balanced.timeUs);
       estimates.push_back(balanced);
+    }
+    if (topo.ranksPerNode > 1 && topo.numNodes() > 1) {
+      AlgorithmEstimate allCores = base;
+      allCores.algorithm = "smp-all-cores";
+      allCores.timeUs = smpAllCoresAlltoallUs(topo, base.bytes);
+      allCores.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), allCores.timeUs);
+      estimates.push_back(allCores);
     }
     if (coll.kind == CollectiveKind::Alltoall && topo.ranksPerNode > 1) {
       AlgorithmEstimate leader = base;

@@ -97,6 +97,13 @@ double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
 double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,
                            int64_t totalBytes, int64_t blockBytes);
 
+/// T_smp-all-cores ≈ (C − 1 + N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for seed
+/// 002's all-cores alltoall on N nodes of C cores: an intra-node exchange
+/// (C − 1 messages, every byte copied once through memory), then every core
+/// sends N − 1 messages of C blocks; the node's link carries what a direct
+/// exchange puts on it, with one header per C blocks.
+double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);

@@ -38,6 +38,14 @@
 // per-block size header travels with the data (seed 000's `proto`): the
 // sizes are known before the first start.
 //
+// smp-all-cores (seed 002's proposed design, DESIGN.md A4) is this schedule
+// with one row per node (Pvx = the cores of a node, Pvy = the nodes): the row
+// phase is the intra-node exchange after which core c of node A holds all
+// that A sends to core c of every node, and the column phase is C concurrent
+// inter-node alltoalls, one per local index, one message per node pair and
+// core. Every core drives the network (onload NICs), where smp-leader
+// funnels a node's traffic through one.
+//
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
 #include "lib/Cost/CostModel.h"
@@ -90,7 +98,7 @@ void segment(ScheduleBuilder &b, bool dst, Buffer buffer, Value offset, Value le
 }
 
 template <typename OpTy>
-void lowerVMesh(OpTy op, bool isV) {
+void lowerVMesh(OpTy op, bool isV, bool perNode) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
@@ -101,12 +109,22 @@ void lowerVMesh(OpTy op, bool isV) {
   // Both phases post in matching shift orders (step i: to +i, from −i), so a
   // bounded receive window is deadlock-free.
   auto fifo = sched::FifoAttr::get(ctx, depth, depth);
-  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "vmesh", {fifo, fifo},
+  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall",
+                perNode ? "smp-all-cores" : "vmesh", {fifo, fifo},
                 {"row"});
   ScheduleBuilder b(builder, op.getLoc());
   Value zero = b.c(0), one = b.c(1), r = b.rank(), p = b.size();
-  Value pvx = meshWidth(b, rows);
-  Value pvy = b.floordiv(p, pvx);
+  Value pvx, pvy;
+  if (perNode) {
+    // the nodes from the topology, so that the plan runs on exactly N·C ranks
+    pvx = b.expr<sched::RanksPerNodeOp>();
+    pvy = b.c(1);
+    for (int64_t d = 0, e = topology.getShape().size(); d < e; ++d)
+      pvy = b.mul(pvy, b.dim(d));
+  } else {
+    pvx = meshWidth(b, rows);
+    pvy = b.floordiv(p, pvx);
+  }
   Value vx = b.mod(r, pvx), vy = b.floordiv(r, pvx);
   auto rankAt = [&](Value x, Value y) { return b.add(b.mul(y, pvx), x); };
 
@@ -216,19 +234,20 @@ struct CollLowerVMeshPass : public collc::impl::CollLowerVMeshBase<CollLowerVMes
   void runOnOperation() override {
     SmallVector<coll::AlltoallOp> alltoalls;
     SmallVector<coll::AlltoallvOp> alltoallvs;
+    auto mine = [](StringRef name) { return name == "vmesh" || name == "smp-all-cores"; };
     getOperation().walk([&](Operation *op) {
       if (auto a2a = dyn_cast<coll::AlltoallOp>(op)) {
-        if (a2a.getAlgorithm().getName() == "vmesh")
+        if (mine(a2a.getAlgorithm().getName()))
           alltoalls.push_back(a2a);
       } else if (auto a2av = dyn_cast<coll::AlltoallvOp>(op)) {
-        if (a2av.getAlgorithm().getName() == "vmesh")
+        if (mine(a2av.getAlgorithm().getName()))
           alltoallvs.push_back(a2av);
       }
     });
     for (coll::AlltoallOp op : alltoalls)
-      lowerVMesh(op, /*isV=*/false);
+      lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores");
     for (coll::AlltoallvOp op : alltoallvs)
-      lowerVMesh(op, /*isV=*/true);
+      lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores");
   }
 };
 

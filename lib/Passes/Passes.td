@@ -63,7 +63,8 @@ def CollLowerSmpLeader : Pass<"coll-lower-smp-leader", "mlir::ModuleOp"> {
 }
 
 def CollLowerVMesh : Pass<"coll-lower-vmesh", "mlir::ModuleOp"> {
-  let summary = "lower alltoall(v) to seed 000's 2D virtual-mesh combining";
+  let summary = "lower alltoall(v) to seed 000's 2D virtual-mesh combining "
+                "(and seed 002's all-cores SMP alltoall, one row per node)";
   let description = [{
     A Pvx x Pvy mesh of ranks (rows aligned with torus lines or planes):
     one combined message per row peer, then one per column peer forwarding

@@ -572,7 +572,8 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
     bool isAlltoallv = opKnown && *op.value == CollectiveKind::Alltoallv;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
-                 (algorithm.value == "vmesh" && (isAlltoall || isAlltoallv || !opKnown)) ||
+                 ((algorithm.value == "vmesh" || algorithm.value == "smp-all-cores") &&
+                  (isAlltoall || isAlltoallv || !opKnown)) ||
                  ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
                   (isRingOp || !opKnown)) ||
                  ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
@@ -580,8 +581,8 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                   (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader or vmesh"
-                                        : "auto, direct or vmesh";
+                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader, vmesh or smp-all-cores"
+                                        : "auto, direct, vmesh or smp-all-cores";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
                                " (expected " + expected + ")");
@@ -594,7 +595,8 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(order.loc,
             "unknown order '" + order.value + "' (expected shift or random)");
     else if (coll.algorithm == "blocked-ring" || coll.algorithm == "smp-blocked-ring" ||
-             coll.algorithm == "vmesh" || coll.algorithm == "two-phase" ||
+             coll.algorithm == "vmesh" || coll.algorithm == "smp-all-cores" ||
+             coll.algorithm == "two-phase" ||
              coll.algorithm == "smp-leader")
       error(seen.lookup("order"), "'order' applies only to the direct and balanced "
                                   "algorithms, but algorithm is " + coll.algorithm);
