@@ -21,6 +21,7 @@
 #include "lib/Platform/Platform.h"
 #include "lib/Spec/Spec.h"
 #include "tools/collc/report.h"
+#include "lib/Cost/CostModel.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -230,8 +231,64 @@ LogicalResult writeMachine(const Spec &spec) {
       "-");
 }
 
+/// The lowerings, in the order the pipeline runs them.
+void addLowerings(PassManager &pm) {
+  pm.addPass(createCollLowerDirect());
+  pm.addPass(createCollLowerBalanced());
+  pm.addPass(createCollLowerTwoPhase());
+  pm.addPass(createCollLowerSmpLeader());
+  pm.addPass(createCollLowerVMesh());
+  pm.addPass(createCollLowerSmpRing());
+  pm.addPass(createCollLowerBlockedRing());
+  pm.addPass(createCSEPass());
+}
+
+/// --report for the candidates the cost model weighed but did not pick:
+/// each lowered (unverified) from the spec's module as it was before
+/// selection, then routed like the selected plan.
+void reportOtherCandidates(MLIRContext &context, ModuleOp pristine,
+                           ArrayRef<std::string> candidates, StringRef selected) {
+  for (const std::string &name : candidates) {
+    if (name == selected)
+      continue;
+    OwningOpRef<ModuleOp> module = pristine.clone();
+    module->walk([&](Operation *op) {
+      if (auto algorithm = op->getAttrOfType<coll::AlgorithmAttr>("algorithm"))
+        op->setAttr("algorithm", algorithm.selectAs(name));
+    });
+    std::string error;
+    FailureOr<PlanPtr> plan = failure();
+    sched::PlanOp planOp;
+    {
+      ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error && error.empty())
+          error = diag.str();
+        return success();
+      });
+      PassManager pm(&context);
+      addLowerings(pm);
+      if (succeeded(pm.run(*module))) {
+        auto plans = module->getBody()->getOps<sched::PlanOp>();
+        if (!plans.empty()) {
+          planOp = *plans.begin();
+          plan = emitPlan(planOp);
+        }
+      }
+    }
+    if (failed(plan)) {
+      llvm::errs() << "report: " << name << ": not lowered"
+                   << (error.empty() ? "" : ": " + error) << "\n";
+      continue;
+    }
+    printPlanReport(planOp, plan->get(), llvm::errs());
+  }
+}
+
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> module;
+  // --report: the module before selection and the candidates of the spec
+  OwningOpRef<ModuleOp> pristine;
+  std::vector<std::string> candidates;
   bool emitsMachine =
       emitKind == EmitKind::Platform || emitKind == EmitKind::Hostfile;
   if (emitsMachine && !isSpecFile(inputFilename)) {
@@ -252,6 +309,11 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     module = buildCollModule(
         *spec, sanitizeSymbol(llvm::sys::path::stem(inputFilename)), &context,
         FileLineColLoc::get(&context, inputFilename, line, column));
+    if (report && module) {
+      pristine = module->clone();
+      for (const AlgorithmEstimate &estimate : estimateAlgorithms(*spec))
+        candidates.push_back(estimate.algorithm);
+    }
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
@@ -269,14 +331,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return failure();
   pm.addPass(createCollSelectAlgorithm());
   if (emitKind != EmitKind::Coll) {
-    pm.addPass(createCollLowerDirect());
-    pm.addPass(createCollLowerBalanced());
-    pm.addPass(createCollLowerTwoPhase());
-    pm.addPass(createCollLowerSmpLeader());
-    pm.addPass(createCollLowerVMesh());
-    pm.addPass(createCollLowerSmpRing());
-    pm.addPass(createCollLowerBlockedRing());
-    pm.addPass(createCSEPass());
+    addLowerings(pm);
     if (!noVerify)
       pm.addPass(createSchedVerify(SchedVerifyOptions{verifyRanks}));
   }
@@ -304,8 +359,11 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FailureOr<PlanPtr> plan = emitPlan(*plans.begin());
   if (failed(plan))
     return failure();
-  if (report)
+  if (report) {
     printPlanReport(*plans.begin(), plan->get(), llvm::errs());
+    if (pristine)
+      reportOtherCandidates(context, *pristine, candidates, (*plans.begin()).getAlgorithm());
+  }
   size_t length = 0;
   const uint8_t *bytes = collrt_plan_bytes(plan->get(), &length);
   return writePlan(ArrayRef<uint8_t>(bytes, length));
