@@ -93,6 +93,7 @@ constexpr OptionSpec kOptions[] = {
     {"smp-leader", "fifo_depth", OptionSpec::Depth},
     {"vmesh", "fifo_depth", OptionSpec::Depth},
     {"smp-all-cores", "fifo_depth", OptionSpec::Depth},
+    {"planned", "fifo_depth", OptionSpec::Depth},
     {"blocked-ring", "block_bytes", OptionSpec::Positive},
     {"blocked-ring", "fifo_depth", OptionSpec::Depth},
     {"smp-blocked-ring", "block_bytes", OptionSpec::Positive},

@@ -34,7 +34,7 @@ def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "two-
   let summary = "personalized all-to-all exchange of equal blocks";
 }
 
-def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh", "smp-all-cores"]> {
+def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh", "smp-all-cores", "planned"]> {
   let summary = "all-to-all exchange with per-pair counts bound at run time";
 }
 

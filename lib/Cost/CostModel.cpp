@@ -109,6 +109,18 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          p * m * net.copyNsPerByte * 1e-3;
 }
 
+double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double c = static_cast<double>(topo.ranksPerNode);
+  double n = static_cast<double>(topo.numNodes());
+  double p = static_cast<double>(topo.numRanks());
+  double m = static_cast<double>(bytes);
+  return (3 * (c - 1) + (n - 1) / c) * net.alphaUs +
+         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
+             betaUs(net) +
+         2 * p * m * net.copyNsPerByte * 1e-3;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   int64_t line = 0;
@@ -245,6 +257,15 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       allCores.percentOfPeak =
           percentOfPeak(peakAlltoallUs(topo, base.bytes), allCores.timeUs);
       estimates.push_back(allCores);
+    }
+    if (coll.kind == CollectiveKind::Alltoallv && topo.ranksPerNode > 1 &&
+        topo.numNodes() > 1) {
+      AlgorithmEstimate planned = base;
+      planned.algorithm = "planned";
+      planned.timeUs = plannedAlltoallvUs(topo, base.bytes);
+      planned.percentOfPeak =
+          percentOfPeak(peakAlltoallUs(topo, base.bytes), planned.timeUs);
+      estimates.push_back(planned);
     }
     if (coll.kind == CollectiveKind::Alltoall && topo.ranksPerNode > 1) {
       AlgorithmEstimate leader = base;

@@ -104,6 +104,12 @@ double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t core
 /// exchange puts on it, with one header per C blocks.
 double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// T_planned ≈ (3·(C − 1) + (N − 1)/C)·α + P·C*·(m + h/C²)·β + 2·P·m·γ for
+/// seed 004's planned alltoallv: collect at the agents, one message of C²
+/// blocks per node pair (spread over the node's cores), distribute, local
+/// blocks directly; agents stage every remote byte twice through memory.
+double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);

@@ -84,6 +84,16 @@ def CollLowerSmpRing : Pass<"coll-lower-smp-ring", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerPlanned : Pass<"coll-lower-planned", "mlir::ModuleOp"> {
+  let summary = "lower alltoallv to seed 004's planned SMP schedule";
+  let description = [{
+    Counts exchanged once at bind; then per start: collect at the agent core
+    of each node pair, one message per node pair, distribute; blocks within
+    a node go directly (LowerPlanned.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let summary = "lower allgatherv to the pipelined blocked ring (Träff et al.)";
   let description = [{

@@ -574,6 +574,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
                  ((algorithm.value == "vmesh" || algorithm.value == "smp-all-cores") &&
                   (isAlltoall || isAlltoallv || !opKnown)) ||
+                 (algorithm.value == "planned" && (isAlltoallv || !opKnown)) ||
                  ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
                   (isRingOp || !opKnown)) ||
                  ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
@@ -582,7 +583,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
                            : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader, vmesh or smp-all-cores"
-                                        : "auto, direct, vmesh or smp-all-cores";
+                                        : "auto, direct, vmesh, smp-all-cores or planned";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
                                " (expected " + expected + ")");
@@ -596,6 +597,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
             "unknown order '" + order.value + "' (expected shift or random)");
     else if (coll.algorithm == "blocked-ring" || coll.algorithm == "smp-blocked-ring" ||
              coll.algorithm == "vmesh" || coll.algorithm == "smp-all-cores" ||
+             coll.algorithm == "planned" ||
              coll.algorithm == "two-phase" ||
              coll.algorithm == "smp-leader")
       error(seen.lookup("order"), "'order' applies only to the direct and balanced "

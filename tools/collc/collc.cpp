@@ -239,6 +239,7 @@ void addLowerings(PassManager &pm) {
   pm.addPass(createCollLowerSmpLeader());
   pm.addPass(createCollLowerVMesh());
   pm.addPass(createCollLowerSmpRing());
+  pm.addPass(createCollLowerPlanned());
   pm.addPass(createCollLowerBlockedRing());
   pm.addPass(createCSEPass());
 }
