@@ -16,7 +16,8 @@
  * work yet; issue 5, item 9). Inputs over a CPU second are listed as slow.
  * --seeds-must-simulate fails if a corpus entry is not a plan that
  * simulates correctly at every size tried (true of every plan collc
- * emits). */
+ * emits); a plan that needs more ranks than are simulated (over 64) only
+ * has to load. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -287,7 +288,10 @@ int main(int argc, char **argv) {
   int bad_seeds = 0;
   for (size_t i = 0; i < d.nseeds; ++i) {
     collrt_fuzz_result_t r = run(&d, d.pool[i].bytes, d.pool[i].len);
-    if (must_simulate && (!r.loaded || !r.sim_runs || r.sim_ok != r.sim_runs || r.skipped)) {
+    /* a plan for more ranks than are simulated is a seed for its mutants;
+     * collc verified it on its family of smaller shapes */
+    if (must_simulate &&
+        (!r.loaded || (!r.sim_runs && !r.too_big) || r.sim_ok != r.sim_runs || r.skipped)) {
       fprintf(stderr, "fuzz: corpus entry %zu (%zu bytes): loaded %d, %d of %d simulations correct, %d sizes skipped\n",
               i, d.pool[i].len, r.loaded, r.sim_ok, r.sim_runs, r.skipped);
       bad_seeds = 1;

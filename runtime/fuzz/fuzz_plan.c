@@ -325,5 +325,6 @@ void collrt_fuzz_plan(const uint8_t *data, size_t len, collrt_fuzz_result_t *out
   }
   if (exact && topo > MAX_SMALL_P && topo <= MAX_EXACT_P && !out->skipped)
     run_size(plan, (int)topo, &rng, out);
+  out->too_big = exact && topo > MAX_EXACT_P;
   collrt_plan_free(plan);
 }

@@ -13,6 +13,8 @@ typedef struct collrt_fuzz_result {
   int sim_runs;          /* simulations run */
   int sim_ok;            /* ... that delivered every byte */
   int skipped;           /* 1 if cut short by the work or memory budget */
+  int too_big;           /* 1 if it needs an exact size beyond what is
+                            simulated (e.g. the 512-rank BG/L example) */
   uint64_t expansions;   /* ranks expanded */
   uint64_t expand_ok;
   uint64_t steps;        /* steps produced by those expansions */
