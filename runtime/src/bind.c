@@ -235,13 +235,18 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
   MPI_Comm xc = MPI_COMM_NULL;
   MPI_Datatype rec = MPI_DATATYPE_NULL;
   MPI_Request *reqs = malloc(2 * (size_t)P * sizeof *reqs);
-  if (!reqs) {
+  /* (MPI_STATUSES_IGNORE trips GCC's -Wstringop-overflow) */
+  MPI_Status *statuses = malloc(2 * (size_t)P * sizeof *statuses);
+  if (!reqs || !statuses) {
+    free(reqs);
+    free(statuses);
     collrt_diag_set(diag, "cannot allocate %d requests for the bind-time exchange", 2 * P);
     return COLLRT_ERR_NOMEM;
   }
   collrt_status_t st = COLLRT_OK;
   if ((rc = MPI_Comm_dup(a->comm, &xc)) != MPI_SUCCESS) {
     free(reqs);
+    free(statuses);
     return mpi_error(diag, rc, "MPI_Comm_dup (bind-time exchange)");
   }
   MPI_Type_contiguous(3, MPI_INT64_T, &rec);
@@ -257,12 +262,13 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
         (rc = MPI_Isend(out + 3 * (size_t)sdispl[j], scount[j], rec, j, 0, xc, &reqs[nreq++])))
       st = mpi_error(diag, rc, "MPI_Isend (bind-time exchange records)");
   }
-  rc = MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+  rc = MPI_Waitall(nreq, reqs, statuses);
   if (rc != MPI_SUCCESS && !st)
     st = mpi_error(diag, rc, "MPI_Waitall (bind-time exchange records)");
   MPI_Type_free(&rec);
   MPI_Comm_free(&xc);
   free(reqs);
+  free(statuses);
   return st;
 }
 

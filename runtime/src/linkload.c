@@ -74,6 +74,11 @@ static void route(const topo_t *t, uint32_t a, uint32_t b, double bytes, int ada
   }
 }
 
+/* Up to this many ranks, a plan with a bind-time exchange is routed (the
+ * exchange holds every rank's records at once: the vmesh alltoallv puts
+ * P + Pvx per rank, 35 MB at 1024 ranks). */
+enum { MAX_EXCHANGE_RANKS = 1024 };
+
 /* The same regular layout the simulator binds (simulate.c): block m per pair. */
 static void regular_input(const collrt_plan_desc_t *d, int P, int me, int64_t m, int64_t *arr,
                           collrt_expand_input_t *in) {
@@ -94,6 +99,19 @@ static void regular_input(const collrt_plan_desc_t *d, int P, int me, int64_t m,
   in->recv_bytes = P * m;
 }
 
+typedef struct input_ctx {
+  const collrt_plan_desc_t *d;
+  int P;
+  int64_t m, *arr;
+  collrt_expand_input_t in;
+} input_ctx_t;
+
+static const collrt_expand_input_t *rank_input(void *ctx, int p) {
+  input_ctx_t *c = ctx;
+  regular_input(c->d, c->P, p, c->m, c->arr, &c->in);
+  return &c->in;
+}
+
 collrt_status_t collrt_link_load(const collrt_plan_t *plan,
                                  const collrt_link_load_input_t *input,
                                  collrt_link_load_t *out, collrt_diag_t *diag) {
@@ -101,12 +119,8 @@ collrt_status_t collrt_link_load(const collrt_plan_t *plan,
     collrt_diag_set(diag, "collrt_link_load: bad arguments");
     return COLLRT_ERR_ARG;
   }
-  if (collrt_plan_has_exchange(plan)) {
-    collrt_diag_set(diag, "link loads of a plan with a bind-time exchange are not computed "
-                          "(its tables need every rank's PUTs)");
-    return COLLRT_ERR_ARG;
-  }
   const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  int has_exchange = collrt_plan_has_exchange(plan);
   topo_t t = {.ndims = d->ndims, .rpn = (int)d->ranks_per_node, .nodes = 1};
   for (int k = 0; k < t.ndims; ++k) {
     t.n[k] = (int)d->shape[k];
@@ -120,7 +134,13 @@ collrt_status_t collrt_link_load(const collrt_plan_t *plan,
     return COLLRT_ERR_BOUNDS;
   }
   int P = (int)P64;
-  int sampled = P > input->max_expanded;
+  if (has_exchange && P > MAX_EXCHANGE_RANKS) {
+    collrt_diag_set(diag, "link loads of a plan with a bind-time exchange are computed up to "
+                          "%d ranks (its tables need every rank's records at once); this plan "
+                          "has %d", MAX_EXCHANGE_RANKS, P);
+    return COLLRT_ERR_ARG;
+  }
+  int sampled = P > input->max_expanded && !has_exchange;
   int expand = sampled ? input->max_expanded : P;
   size_t nlinks = (size_t)t.nodes * (size_t)t.ndims * 2;
   double *load = sampled ? NULL : calloc(nlinks, sizeof *load);
@@ -136,6 +156,20 @@ collrt_status_t collrt_link_load(const collrt_plan_t *plan,
   out->ranks = P;
   out->expanded = expand;
   collrt_status_t st = COLLRT_OK;
+  /* the exchange first, as bind runs it, when the plan has one */
+  collrt_table_entry_t **entries = NULL;
+  collrt_tables_t *tables = NULL;
+  if (has_exchange) {
+    entries = calloc((size_t)P, sizeof *entries);
+    tables = calloc((size_t)P, sizeof *tables);
+    input_ctx_t ctx = {d, P, input->block_bytes, arr, {0}};
+    if (!entries || !tables) {
+      collrt_diag_set(diag, "collrt_link_load: cannot allocate the exchange of %d ranks", P);
+      st = COLLRT_ERR_NOMEM;
+    } else {
+      st = collrt_exchange_in_memory(plan, P, rank_input, &ctx, entries, tables, diag);
+    }
+  }
   uint64_t messages = 0;
   for (int k = 0; k < expand && !st; ++k) {
     /* evenly spread samples; every rank when exact */
@@ -143,6 +177,8 @@ collrt_status_t collrt_link_load(const collrt_plan_t *plan,
     collrt_expand_input_t in;
     collrt_steps_t steps;
     regular_input(d, P, me, input->block_bytes, arr, &in);
+    if (has_exchange)
+      in.tables = &tables[me];
     if ((st = collrt_expand(plan, &in, &steps, diag)))
       break;
     uint64_t mine = 0;
@@ -193,6 +229,11 @@ collrt_status_t collrt_link_load(const collrt_plan_t *plan,
     out->hot_us = out->hot_bytes * (double)d->beta_ps_per_byte * 1e-6;
     out->alpha_us = (double)out->max_messages * (double)d->alpha_ps * 1e-6;
   }
+  if (entries)
+    for (int p = 0; p < P; ++p)
+      free(entries[p]);
+  free(entries);
+  free(tables);
   free(load);
   free(arr);
   return st;

@@ -373,51 +373,26 @@ static collrt_status_t check_result(sim_t *s) {
   return st;
 }
 
-/* The bind-time exchange in memory: every rank's PUTs (the same first pass
- * bind runs) delivered to their peers' tables. */
+static const collrt_expand_input_t *rank_input(void *ctx, int p) {
+  return &((sim_t *)ctx)->r[p].in;
+}
+
+/* The bind-time exchange in memory (collrt_exchange_in_memory). */
 static collrt_status_t exchange(sim_t *s) {
-  int P = s->P;
-  collrt_status_t st = COLLRT_OK;
-  collrt_put_t **puts = calloc((size_t)P, sizeof *puts);
-  size_t *nputs = calloc((size_t)P, sizeof *nputs);
-  if (!puts || !nputs) {
-    st = COLLRT_ERR_NOMEM;
-    goto out;
-  }
-  for (int p = 0; p < P && !st; ++p)
-    st = collrt_exchange_puts(s->plan, &s->r[p].in, &puts[p], &nputs[p], s->diag);
-  for (int p = 0; p < P && !st; ++p)
-    for (size_t k = 0; k < nputs[p]; ++k)
-      ++s->r[puts[p][k].peer].tables.count;
-  for (int p = 0; p < P && !st; ++p) {
-    sim_rank_t *r = &s->r[p];
-    r->entries = malloc((r->tables.count + 1) * sizeof *r->entries);
-    if (!r->entries) {
-      collrt_diag_set(s->diag, "cannot allocate %zu exchange entries for rank %d", r->tables.count, p);
-      st = COLLRT_ERR_NOMEM;
-    }
-    r->tables.entries = r->entries;
-    r->tables.count = 0;
-  }
-  for (int p = 0; p < P && !st; ++p)
-    for (size_t k = 0; k < nputs[p]; ++k) {
-      sim_rank_t *r = &s->r[puts[p][k].peer];
-      collrt_table_entry_t *e = &r->entries[r->tables.count++];
-      e->from = p;
-      e->table = puts[p][k].table;
-      e->index = puts[p][k].index;
-      e->value = puts[p][k].value;
-    }
-  for (int p = 0; p < P && !st; ++p) {
-    st = collrt_tables_sort(s->r[p].entries, s->r[p].tables.count, p, s->diag);
+  collrt_table_entry_t **entries = calloc((size_t)s->P, sizeof *entries);
+  collrt_tables_t *tables = calloc((size_t)s->P, sizeof *tables);
+  collrt_status_t st = COLLRT_ERR_NOMEM;
+  if (entries && tables)
+    st = collrt_exchange_in_memory(s->plan, s->P, rank_input, s, entries, tables, s->diag);
+  else
+    collrt_diag_set(s->diag, "cannot allocate the bind-time exchange of %d ranks", s->P);
+  for (int p = 0; p < s->P && !st; ++p) {
+    s->r[p].entries = entries[p];
+    s->r[p].tables = tables[p];
     s->r[p].in.tables = &s->r[p].tables;
   }
-out:
-  if (puts)
-    for (int p = 0; p < P; ++p)
-      free(puts[p]);
-  free(puts);
-  free(nputs);
+  free(entries);
+  free(tables);
   return st;
 }
 

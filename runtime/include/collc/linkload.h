@@ -54,9 +54,10 @@ typedef struct collrt_link_load {
   double alpha_us;        /* max_messages at the plan's alpha */
 } collrt_link_load_t;
 
-/* Fails (ERR_ARG) for a plan without topology-exact size or with a
- * bind-time exchange (its tables need every rank's PUTs: not supported
- * here), and with the expansion's errors. */
+/* A plan with a bind-time exchange is routed after the exchange, done in
+ * memory for every rank as the simulator does it, up to 1024 ranks (above:
+ * ERR_ARG, saying so); and never sampled. Fails with the expansion's
+ * errors. */
 collrt_status_t collrt_link_load(const collrt_plan_t *plan,
                                  const collrt_link_load_input_t *input,
                                  collrt_link_load_t *out, collrt_diag_t *diag);

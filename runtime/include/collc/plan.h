@@ -188,6 +188,18 @@ collrt_status_t collrt_exchange_puts(const collrt_plan_t *plan,
 collrt_status_t collrt_tables_sort(collrt_table_entry_t *entries, size_t count, int rank,
                                    collrt_diag_t *diag);
 
+/* The bind-time exchange of a whole communicator in one process (the
+ * simulator and the link-load analysis; bind does the same over MPI):
+ * input(ctx, p) gives rank p's expand input (it may reuse one buffer: each
+ * is used before the next is asked for); on success entries[p] (malloc'ed,
+ * the caller frees each) holds what rank p received, sorted, and
+ * tables[p] points into it. */
+typedef const collrt_expand_input_t *(*collrt_input_fn)(void *ctx, int rank);
+collrt_status_t collrt_exchange_in_memory(const collrt_plan_t *plan, int size,
+                                          collrt_input_fn input, void *ctx,
+                                          collrt_table_entry_t **entries,
+                                          collrt_tables_t *tables, collrt_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif
