@@ -92,10 +92,11 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 
 double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,
                                   int64_t totalBytes, int64_t blockBytes) {
-  double b = static_cast<double>(std::max<int64_t>(1, blockBytes));
-  double blocks = static_cast<double>(totalBytes) / b;
-  double rounds = blocks + static_cast<double>(nodes + cores) / 2;
-  return rounds * (net.alphaUs + betaUs(net) * b) + blocks * net.alphaUs;
+  // the ring's formula over a pipeline N + C deep, plus the chain's send
+  double blocks = static_cast<double>(totalBytes) /
+                  static_cast<double>(std::max<int64_t>(1, blockBytes));
+  return blockedRingAllgathervUs(net, nodes + cores, 0, totalBytes, blockBytes) +
+         blocks * net.alphaUs;
 }
 
 double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
@@ -233,67 +234,34 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       estimates.push_back(smp);
     }
   } else {
-    AlgorithmEstimate direct = base;
-    direct.algorithm = "direct";
-    direct.timeUs = directAlltoallUs(topo, base.bytes);
-    direct.percentOfPeak =
-        percentOfPeak(peakAlltoallUs(topo, base.bytes), direct.timeUs);
-    estimates.push_back(direct);
+    double peak = peakAlltoallUs(topo, base.bytes);
+    auto add = [&](const char *algorithm, double timeUs) -> AlgorithmEstimate & {
+      AlgorithmEstimate &e = estimates.emplace_back(base);
+      e.algorithm = algorithm;
+      e.timeUs = timeUs;
+      e.percentOfPeak = percentOfPeak(peak, timeUs);
+      return e;
+    };
+    bool alltoall = coll.kind == CollectiveKind::Alltoall;
+    bool smp = topo.ranksPerNode > 1;
+    add("direct", directAlltoallUs(topo, base.bytes));
     // Only where ties exist does balancing change anything.
-    if (coll.kind == CollectiveKind::Alltoall && tieBlocks(topo) > 0 &&
-        topo.ranksPerNode == 1) {
-      AlgorithmEstimate balanced = base;
-      balanced.algorithm = "balanced";
-      balanced.contention = contention(topo, /*balanced=*/true);
-      balanced.timeUs = balancedAlltoallUs(topo, base.bytes);
-      balanced.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), balanced.timeUs);
-      estimates.push_back(balanced);
-    }
-    if (topo.ranksPerNode > 1 && topo.numNodes() > 1) {
-      AlgorithmEstimate allCores = base;
-      allCores.algorithm = "smp-all-cores";
-      allCores.timeUs = smpAllCoresAlltoallUs(topo, base.bytes);
-      allCores.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), allCores.timeUs);
-      estimates.push_back(allCores);
-    }
-    if (coll.kind == CollectiveKind::Alltoallv && topo.ranksPerNode > 1 &&
-        topo.numNodes() > 1) {
-      AlgorithmEstimate planned = base;
-      planned.algorithm = "planned";
-      planned.timeUs = plannedAlltoallvUs(topo, base.bytes);
-      planned.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), planned.timeUs);
-      estimates.push_back(planned);
-    }
-    if (coll.kind == CollectiveKind::Alltoall && topo.ranksPerNode > 1) {
-      AlgorithmEstimate leader = base;
-      leader.algorithm = "smp-leader";
-      leader.timeUs = smpLeaderAlltoallUs(topo, base.bytes);
-      leader.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), leader.timeUs);
-      estimates.push_back(leader);
-    }
+    if (alltoall && tieBlocks(topo) > 0 && !smp)
+      add("balanced", balancedAlltoallUs(topo, base.bytes)).contention =
+          contention(topo, /*balanced=*/true);
+    if (smp && topo.numNodes() > 1)
+      add("smp-all-cores", smpAllCoresAlltoallUs(topo, base.bytes));
+    if (!alltoall && smp && topo.numNodes() > 1)
+      add("planned", plannedAlltoallvUs(topo, base.bytes));
+    if (alltoall && smp)
+      add("smp-leader", smpLeaderAlltoallUs(topo, base.bytes));
     if (topo.numRanks() >= 4) {
-      AlgorithmEstimate vmesh = base;
-      vmesh.algorithm = "vmesh";
       MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
-      vmesh.shape = std::to_string(rows.width) + "x" + std::to_string(rows.height);
-      vmesh.timeUs = vmeshAlltoallUs(topo, base.bytes);
-      vmesh.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), vmesh.timeUs);
-      estimates.push_back(vmesh);
+      add("vmesh", vmeshAlltoallUs(topo, base.bytes)).shape =
+          std::to_string(rows.width) + "x" + std::to_string(rows.height);
     }
-    if (coll.kind == CollectiveKind::Alltoall && topo.shape.size() >= 2 &&
-        topo.ranksPerNode == 1 && topo.fabric == Fabric::Torus) {
-      AlgorithmEstimate tps = base;
-      tps.algorithm = "two-phase";
-      tps.timeUs = twoPhaseAlltoallUs(topo, base.bytes);
-      tps.percentOfPeak =
-          percentOfPeak(peakAlltoallUs(topo, base.bytes), tps.timeUs);
-      estimates.push_back(tps);
-    }
+    if (alltoall && topo.shape.size() >= 2 && !smp && topo.fabric == Fabric::Torus)
+      add("two-phase", twoPhaseAlltoallUs(topo, base.bytes));
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {

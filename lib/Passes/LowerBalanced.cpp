@@ -322,12 +322,7 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
 struct CollLowerBalancedPass
     : public collc::impl::CollLowerBalancedBase<CollLowerBalancedPass> {
   void runOnOperation() override {
-    SmallVector<coll::AlltoallOp> ops;
-    getOperation().walk([&](coll::AlltoallOp op) {
-      if (op.getAlgorithm().getName() == "balanced")
-        ops.push_back(op);
-    });
-    for (coll::AlltoallOp op : ops)
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"balanced"}))
       if (failed(lowerBalanced(op)))
         return signalPassFailure();
   }

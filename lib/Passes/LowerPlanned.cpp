@@ -55,35 +55,10 @@ namespace {
 
 constexpr int64_t kDefaultDepth = 16;
 
-/// sum over k in [lo, hi) of term(k), as a sched.sum.
-Value sum(ScheduleBuilder &b, Value lo, Value hi, function_ref<Value(Value)> term) {
-  OpBuilder &builder = b.getBuilder();
-  auto op = builder.create<sched::SumOp>(b.getLoc(), builder.getIndexType(), lo, hi);
-  Block &body = op.getBody().emplaceBlock();
-  Value k = body.addArgument(builder.getIndexType(), b.getLoc());
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&body);
-  builder.create<sched::YieldOp>(b.getLoc(), term(k));
-  return op.getResult();
-}
 
-void segment(ScheduleBuilder &b, bool dst, Buffer buffer, Value offset, Value length) {
-  b.getBuilder().create<sched::SegmentOp>(b.getLoc(), dst, buffer, offset, length);
-}
 
-void put(ScheduleBuilder &b, int64_t table, Value index, Value value, Value peer) {
-  b.getBuilder().create<sched::PutOp>(b.getLoc(), table, index, value, peer);
-}
 
-Value table(ScheduleBuilder &b, int64_t t, Value from, Value index) {
-  return b.expr<sched::TableOp>(t, from, index);
-}
 
-void after(ScheduleBuilder &b, StringRef event, Value index) {
-  b.getBuilder().create<sched::AfterOp>(
-      b.getLoc(), FlatSymbolRefAttr::get(b.getBuilder().getContext(), event),
-      ValueRange{index});
-}
 
 void lowerPlanned(coll::AlltoallvOp op) {
   OpBuilder builder(op);
@@ -97,9 +72,7 @@ void lowerPlanned(coll::AlltoallvOp op) {
   Value zero = b.c(0), one = b.c(1), r = b.rank();
   Value C = b.expr<sched::RanksPerNodeOp>();
   // nodes from the topology, so that the plan runs on exactly N·C ranks
-  Value N = one;
-  for (int64_t d = 0, e = op.getTopology().getShape().size(); d < e; ++d)
-    N = b.mul(N, b.dim(d));
+  Value N = b.nodes(op.getTopology().getShape().size());
   Value A = b.floordiv(r, C), me = b.mod(r, C);
   auto rankOf = [&](Value node, Value core) { return b.add(b.mul(node, C), core); };
   /// 1 if node `m` is remote from node `from` and carried by agent core `a`.
@@ -110,40 +83,38 @@ void lowerPlanned(coll::AlltoallvOp op) {
   // --- the plan: what every rank tells the ranks that carry its blocks ---
   {
     OpBuilder::InsertionGuard guard(builder);
-    auto exchange = builder.create<sched::ExchangeOp>(b.getLoc());
-    builder.setInsertionPointToStart(&exchange.getBody().emplaceBlock());
+    b.exchange();
     sched::ForOp nodes = b.forLoop(zero, N);
     Value B = nodes.getInductionVar();
     OpBuilder::InsertionGuard inNode(builder);
     b.ifThen(b.ne(B, A));
     Value agent = rankOf(A, b.mod(B, C));
     Value receiver = rankOf(B, b.mod(A, C));
-    Value toNode = sum(b, zero, C, [&](Value c2) {
+    Value toNode = b.sum(zero, C, [&](Value c2) {
       return b.count(CountArray::sendcount, rankOf(B, c2));
     });
-    put(b, 2, zero, toNode, receiver);
+    b.put(2, zero, toNode, receiver);
     sched::ForOp cores = b.forLoop(zero, C);
     Value d = rankOf(B, cores.getInductionVar());
     Value n = b.count(CountArray::sendcount, d);
-    put(b, 0, d, n, receiver);
+    b.put(0, d, n, receiver);
     b.ifThen(b.ne(agent, r));
-    put(b, 0, d, n, agent);
+    b.put(0, d, n, agent);
   }
   {
     // table 1: this rank's region at each agent of its node (but itself)
     OpBuilder::InsertionGuard guard(builder);
-    auto exchange = builder.create<sched::ExchangeOp>(b.getLoc());
-    builder.setInsertionPointToStart(&exchange.getBody().emplaceBlock());
+    b.exchange();
     // (to itself too, as 0: a table read never misses, see sumCarried)
     sched::ForOp agents = b.forLoop(zero, C);
     Value a = agents.getInductionVar();
-    Value region = sum(b, zero, N, [&](Value m) {
-      Value bytes = sum(b, zero, C, [&](Value c2) {
+    Value region = b.sum(zero, N, [&](Value m) {
+      Value bytes = b.sum(zero, C, [&](Value c2) {
         return b.count(CountArray::sendcount, rankOf(m, c2));
       });
       return b.select(b.logicalAnd(carried(m, A, a), b.ne(a, me)), bytes, zero);
     });
-    put(b, 1, zero, region, rankOf(A, a));
+    b.put(1, zero, region, rankOf(A, a));
   }
 
   // --- staging layouts ---
@@ -155,36 +126,36 @@ void lowerPlanned(coll::AlltoallvOp op) {
   Value tOwn = b.select(b.eq(b.mod(A, C), me), b.floordiv(A, C), T);
   auto sumCarried = [&](Value hi, function_ref<Value(Value)> term) {
     auto nodeAt = [&](Value t) { return term(b.add(me, b.mul(t, C))); };
-    return b.add(sum(b, zero, b.min(hi, tOwn), nodeAt),
-                 sum(b, b.add(tOwn, one), hi, nodeAt));
+    return b.add(b.sum(zero, b.min(hi, tOwn), nodeAt),
+                 b.sum(b.add(tOwn, one), hi, nodeAt));
   };
   /// t of a node this rank carries
   auto tOf = [&](Value m) { return b.floordiv(m, C); };
   // collect stage (this rank as agent `me`): region of source core c
   auto collectRegion = [&](Value c) {
-    return table(b, 1, rankOf(A, c), zero); // 0 from itself
+    return b.table(1, rankOf(A, c), zero); // 0 from itself
   };
-  Value collectBytes = sum(b, zero, C, collectRegion);
+  Value collectBytes = b.sum(zero, C, collectRegion);
   /// Offset of c's block for rank (B, c') in the collect stage.
   auto collectAt = [&](Value c, Value B, Value cp) {
     Value src = rankOf(A, c);
-    Value base = sum(b, zero, c, collectRegion);
+    Value base = b.sum(zero, c, collectRegion);
     Value before = sumCarried(tOf(B), [&](Value m) {
-      return sum(b, zero, C, [&](Value c2) { return table(b, 0, src, rankOf(m, c2)); });
+      return b.sum(zero, C, [&](Value c2) { return b.table(0, src, rankOf(m, c2)); });
     });
-    Value within = sum(b, zero, cp, [&](Value c2) { return table(b, 0, src, rankOf(B, c2)); });
+    Value within = b.sum(zero, cp, [&](Value c2) { return b.table(0, src, rankOf(B, c2)); });
     return b.add(b.add(base, before), within);
   };
   // exchange stage (this rank receiving for nodes A2 ≡ me): region of A2
   auto exchangeRegion = [&](Value A2) {
-    return sum(b, zero, C, [&](Value c2) { return table(b, 2, rankOf(A2, c2), zero); });
+    return b.sum(zero, C, [&](Value c2) { return b.table(2, rankOf(A2, c2), zero); });
   };
   /// Offset of the block from (A2, c) for rank (A, cp) in the exchange stage.
   auto exchangeAt = [&](Value A2, Value c, Value cp) {
     Value base = sumCarried(tOf(A2), exchangeRegion);
-    Value earlier = sum(b, zero, c, [&](Value c2) { return table(b, 2, rankOf(A2, c2), zero); });
-    Value within = sum(b, zero, cp, [&](Value c3) {
-      return table(b, 0, rankOf(A2, c), rankOf(A, c3));
+    Value earlier = b.sum(zero, c, [&](Value c2) { return b.table(2, rankOf(A2, c2), zero); });
+    Value within = b.sum(zero, cp, [&](Value c3) {
+      return b.table(0, rankOf(A2, c), rankOf(A, c3));
     });
     return b.add(collectBytes, b.add(b.add(base, earlier), within));
   };
@@ -205,8 +176,8 @@ void lowerPlanned(coll::AlltoallvOp op) {
       b.ifThen(carried(B, A, a));
       sched::ForOp cores = b.forLoop(zero, C);
       Value d = rankOf(B, cores.getInductionVar());
-      segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, d),
-              b.count(CountArray::sendcount, d));
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d),
+                b.count(CountArray::sendcount, d));
     }
     b.recvGathered(rankOf(A, from), zero, ScheduleBuilder::EventRef{"collected", {from}});
     sched::ForOp nodes = b.forLoop(zero, N);
@@ -214,8 +185,8 @@ void lowerPlanned(coll::AlltoallvOp op) {
     b.ifThen(carried(B, A, me));
     sched::ForOp cores = b.forLoop(zero, C);
     Value cp = cores.getInductionVar();
-    segment(b, false, Buffer::scratch, collectAt(from, B, cp),
-            table(b, 0, rankOf(A, from), rankOf(B, cp)));
+    b.segment(Buffer::scratch, collectAt(from, B, cp),
+              b.table(0, rankOf(A, from), rankOf(B, cp)));
   }
 
   // --- exchange (FIFO 1) ---
@@ -235,13 +206,13 @@ void lowerPlanned(coll::AlltoallvOp op) {
     {
       OpBuilder::InsertionGuard inner(builder);
       b.ifThen(b.eq(c, me));
-      segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, d),
-              b.count(CountArray::sendcount, d));
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d),
+                b.count(CountArray::sendcount, d));
     }
     b.ifThen(b.ne(c, me));
-    after(b, "collected", c);
-    segment(b, false, Buffer::scratch, collectAt(c, B, dests.getInductionVar()),
-            table(b, 0, rankOf(A, c), d));
+    b.after("collected", ValueRange{c});
+    b.segment(Buffer::scratch, collectAt(c, B, dests.getInductionVar()),
+              b.table(0, rankOf(A, c), d));
   }
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -255,24 +226,35 @@ void lowerPlanned(coll::AlltoallvOp op) {
     Value c = cores.getInductionVar();
     sched::ForOp dests = b.forLoop(zero, C);
     Value cp = dests.getInductionVar();
-    segment(b, false, Buffer::scratch, exchangeAt(A2, c, cp),
-            table(b, 0, rankOf(A2, c), rankOf(A, cp)));
+    b.segment(Buffer::scratch, exchangeAt(A2, c, cp),
+              b.table(0, rankOf(A2, c), rankOf(A, cp)));
   }
 
   // --- distribute (FIFO 2) ---
   builder.setInsertionPointAfter(exchange);
   sched::PhaseOp distribute = b.phase("distribute", 2);
-  /// The blocks for core cp of this node that this rank received.
-  auto staged = [&](Value cp, bool dst) {
+  /// The blocks for core cp of this node that this rank received, each
+  /// once its exchange message arrived.
+  auto staged = [&](Value cp) {
     sched::ForOp nodes = b.forLoop(zero, N);
     Value A2 = nodes.getInductionVar();
     b.ifThen(carried(A2, A, me));
     sched::ForOp cores = b.forLoop(zero, C);
     Value c = cores.getInductionVar();
-    if (!dst)
-      after(b, "exchanged", A2);
-    segment(b, false, Buffer::scratch, exchangeAt(A2, c, cp),
-            table(b, 0, rankOf(A2, c), rankOf(A, cp)));
+    b.after("exchanged", ValueRange{A2});
+    b.segment(Buffer::scratch, exchangeAt(A2, c, cp),
+              b.table(0, rankOf(A2, c), rankOf(A, cp)));
+  };
+  /// Where this rank's blocks from the nodes core `carrier` receives land:
+  /// in source order, as `carrier` sends them.
+  auto delivered = [&](Value carrier, bool dst) {
+    sched::ForOp nodes = b.forLoop(zero, N);
+    Value A2 = nodes.getInductionVar();
+    b.ifThen(carried(A2, A, carrier));
+    sched::ForOp cores = b.forLoop(zero, C);
+    Value src = rankOf(A2, cores.getInductionVar());
+    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
+              b.count(CountArray::recvcount, src), dst);
   };
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -282,36 +264,20 @@ void lowerPlanned(coll::AlltoallvOp op) {
     {
       OpBuilder::InsertionGuard inner(builder);
       b.sendGathered(rankOf(A, to), zero);
-      staged(to, false);
+      staged(to);
     }
-    // from core `from`: the blocks of the nodes A2 ≡ from, in its order
     b.recvGathered(rankOf(A, from), zero);
-    sched::ForOp nodes = b.forLoop(zero, N);
-    Value A2 = nodes.getInductionVar();
-    b.ifThen(carried(A2, A, from));
-    sched::ForOp cores = b.forLoop(zero, C);
-    Value src = rankOf(A2, cores.getInductionVar());
-    segment(b, false, Buffer::recvbuf, b.count(CountArray::recvdispl, src),
-            b.count(CountArray::recvcount, src));
+    delivered(from, /*dst=*/false);
   }
   {
     // this rank's own staged blocks: one copy gathered on both sides
     OpBuilder::InsertionGuard guard(builder);
-    auto copy = builder.create<sched::CopyOp>(
-        op.getLoc(), sched::BufferAttr(), Value(), sched::BufferAttr(), Value(), Value(),
-        nullptr, ValueRange(), nullptr, ValueRange());
-    builder.setInsertionPointToStart(&copy.getBody().emplaceBlock());
+    b.copyGathered();
     {
       OpBuilder::InsertionGuard sources(builder);
-      staged(me, false);
+      staged(me);
     }
-    sched::ForOp nodes = b.forLoop(zero, N);
-    Value A2 = nodes.getInductionVar();
-    b.ifThen(carried(A2, A, me));
-    sched::ForOp cores = b.forLoop(zero, C);
-    Value src = rankOf(A2, cores.getInductionVar());
-    segment(b, true, Buffer::recvbuf, b.count(CountArray::recvdispl, src),
-            b.count(CountArray::recvcount, src));
+    delivered(me, /*dst=*/true);
   }
 
   // --- local (FIFO 3): blocks between the cores of this node ---
@@ -331,12 +297,7 @@ void lowerPlanned(coll::AlltoallvOp op) {
 
 struct CollLowerPlannedPass : public collc::impl::CollLowerPlannedBase<CollLowerPlannedPass> {
   void runOnOperation() override {
-    SmallVector<coll::AlltoallvOp> ops;
-    getOperation().walk([&](coll::AlltoallvOp op) {
-      if (op.getAlgorithm().getName() == "planned")
-        ops.push_back(op);
-    });
-    for (coll::AlltoallvOp op : ops)
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"planned"}))
       lowerPlanned(op);
   }
 };

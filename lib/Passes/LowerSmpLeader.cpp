@@ -40,15 +40,7 @@ namespace {
 
 constexpr int64_t kDefaultDepth = 16;
 
-void segment(ScheduleBuilder &b, bool dst, Buffer buffer, Value offset, Value length) {
-  b.getBuilder().create<sched::SegmentOp>(b.getLoc(), dst, buffer, offset, length);
-}
 
-void after(ScheduleBuilder &b, StringRef event, Value index) {
-  b.getBuilder().create<sched::AfterOp>(
-      b.getLoc(), FlatSymbolRefAttr::get(b.getBuilder().getContext(), event),
-      ValueRange{index});
-}
 
 void lowerSmpLeader(coll::AlltoallOp op) {
   OpBuilder builder(op);
@@ -64,9 +56,7 @@ void lowerSmpLeader(coll::AlltoallOp op) {
   Value zero = b.c(0), one = b.c(1), r = b.rank(), p = b.size();
   Value cores = b.expr<sched::RanksPerNodeOp>();
   // nodes from the topology, so that the plan runs on exactly N·C ranks
-  Value nodes = one;
-  for (int64_t d = 0, e = op.getTopology().getShape().size(); d < e; ++d)
-    nodes = b.mul(nodes, b.dim(d));
+  Value nodes = b.nodes(op.getTopology().getShape().size());
   Value node = b.floordiv(r, cores), local = b.mod(r, cores);
   Value leader = b.mul(node, cores);
   Value isLeader = b.eq(local, zero);
@@ -88,12 +78,12 @@ void lowerSmpLeader(coll::AlltoallOp op) {
     {
       OpBuilder::InsertionGuard g(builder);
       b.ifThen(b.eq(c, zero));
-      segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, dst), m);
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, dst), m);
     }
     OpBuilder::InsertionGuard g(builder);
     b.ifThen(b.ne(c, zero));
-    after(b, "gathered", c);
-    segment(b, false, Buffer::scratch, gatheredAt(c, dst), m);
+    b.after("gathered", ValueRange{c});
+    b.segment(Buffer::scratch, gatheredAt(c, dst), m);
   };
 
   b.phase("gather", 0);
@@ -103,8 +93,8 @@ void lowerSmpLeader(coll::AlltoallOp op) {
     b.sendGathered(leader, zero);
     sched::ForOp loop = b.forLoop(zero, p);
     Value d = loop.getInductionVar();
-    segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, d),
-            b.count(CountArray::sendcount, d));
+    b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d),
+              b.count(CountArray::sendcount, d));
   }
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -151,8 +141,8 @@ void lowerSmpLeader(coll::AlltoallOp op) {
     }
     OpBuilder::InsertionGuard g(builder);
     b.ifThen(b.ne(srcNode, node));
-    after(b, "exchanged", srcNode);
-    segment(b, false, Buffer::scratch, exchangedAt(srcNode, c, cp), m);
+    b.after("exchanged", ValueRange{srcNode});
+    b.segment(Buffer::scratch, exchangedAt(srcNode, c, cp), m);
   };
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -165,18 +155,15 @@ void lowerSmpLeader(coll::AlltoallOp op) {
       blocksFor(cp);
     }
     // the leader's own blocks: one copy gathered on both sides
-    auto copy = builder.create<sched::CopyOp>(
-        op.getLoc(), sched::BufferAttr(), Value(), sched::BufferAttr(), Value(), Value(),
-        nullptr, ValueRange(), nullptr, ValueRange());
-    builder.setInsertionPointToStart(&copy.getBody().emplaceBlock());
+    b.copyGathered();
     {
       OpBuilder::InsertionGuard sources(builder);
       blocksFor(zero);
     }
     sched::ForOp loop = b.forLoop(zero, p);
     Value s = loop.getInductionVar();
-    segment(b, true, Buffer::recvbuf, b.count(CountArray::recvdispl, s),
-            b.count(CountArray::recvcount, s));
+    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, s),
+              b.count(CountArray::recvcount, s), /*dst=*/true);
   }
   {
     OpBuilder::InsertionGuard guard(builder);
@@ -184,8 +171,8 @@ void lowerSmpLeader(coll::AlltoallOp op) {
     b.recvGathered(leader, zero);
     sched::ForOp loop = b.forLoop(zero, p);
     Value s = loop.getInductionVar();
-    segment(b, false, Buffer::recvbuf, b.count(CountArray::recvdispl, s),
-            b.count(CountArray::recvcount, s));
+    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, s),
+              b.count(CountArray::recvcount, s));
   }
   op.erase();
 }
@@ -193,12 +180,7 @@ void lowerSmpLeader(coll::AlltoallOp op) {
 struct CollLowerSmpLeaderPass
     : public collc::impl::CollLowerSmpLeaderBase<CollLowerSmpLeaderPass> {
   void runOnOperation() override {
-    SmallVector<coll::AlltoallOp> ops;
-    getOperation().walk([&](coll::AlltoallOp op) {
-      if (op.getAlgorithm().getName() == "smp-leader")
-        ops.push_back(op);
-    });
-    for (coll::AlltoallOp op : ops)
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"smp-leader"}))
       lowerSmpLeader(op);
   }
 };

@@ -40,25 +40,10 @@ using namespace mlir;
 using namespace collc;
 using sched::Buffer;
 using sched::CountArray;
-using sched::CountStat;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 4;
-constexpr int64_t kRecvWindowFactor = 2; // as the blocked ring
-constexpr int64_t kMaxDepth = 65535;
-constexpr int64_t kMinBlockBytes = 1024;
-
-Value blockSizeFormula(ScheduleBuilder &b, coll::TopologyAttr topology, Value nodes,
-                       Value cores) {
-  int64_t beta = std::max<int64_t>(1, topology.getBetaPs());
-  int64_t twoAlphaOverBeta = std::max<int64_t>(1, 2 * topology.getAlphaPs() / beta);
-  Value depth = b.add(b.add(nodes, cores), b.stat(CountStat::zeros));
-  Value rounds = b.max(b.c(1), b.sub(depth, b.c(2)));
-  Value best = b.isqrt(
-      b.floordiv(b.mul(b.c(twoAlphaOverBeta), b.stat(CountStat::sum)), rounds));
-  return b.max(b.c(kMinBlockBytes), best);
-}
+constexpr int64_t kDefaultDepth = 4; // as the blocked ring
 
 void lowerSmpRing(coll::AllgathervOp op) {
   OpBuilder builder(op);
@@ -67,23 +52,22 @@ void lowerSmpRing(coll::AllgathervOp op) {
   MLIRContext *ctx = op.getContext();
   auto gatherFifo = sched::FifoAttr::get(ctx, depth, 0);
   // both the ring and the chain receive in their sender's order
-  auto pipeFifo = sched::FifoAttr::get(ctx, depth,
-                                       std::min<int64_t>(kMaxDepth, kRecvWindowFactor * depth));
+  auto pipeFifo = pipelineFifo(ctx, depth);
   createPlanFor(builder, op, "allgatherv", "smp-blocked-ring",
                 {gatherFifo, pipeFifo, pipeFifo}, {"gathered", "arrived", "chained"});
   ScheduleBuilder b(builder, op.getLoc());
   Value zero = b.c(0), one = b.c(1), two = b.c(2), r = b.rank();
   Value cores = b.expr<sched::RanksPerNodeOp>();
   // nodes from the topology, so that the plan runs on exactly N·C ranks
-  Value nodes = one;
-  for (int64_t d = 0, e = op.getTopology().getShape().size(); d < e; ++d)
-    nodes = b.mul(nodes, b.dim(d));
+  Value nodes = b.nodes(op.getTopology().getShape().size());
   Value node = b.floordiv(r, cores), local = b.mod(r, cores);
   Value leader = b.mul(node, cores);
   Value isLeader = b.eq(local, zero);
   std::optional<int64_t> fixedBlock = options.getInt("block_bytes");
   Value blockBytes =
-      fixedBlock ? b.c(*fixedBlock) : blockSizeFormula(b, op.getTopology(), nodes, cores);
+      fixedBlock ? b.c(*fixedBlock)
+                 : pipelineBlockBytes(b, op.getTopology().getAlphaPs(),
+                                      op.getTopology().getBetaPs(), b.add(nodes, cores));
 
   /// For every block of owner node `m`'s contributions: calls body(owner,
   /// k, offset, length, c) with the insertion point inside the loops.
@@ -191,12 +175,7 @@ void lowerSmpRing(coll::AllgathervOp op) {
 
 struct CollLowerSmpRingPass : public collc::impl::CollLowerSmpRingBase<CollLowerSmpRingPass> {
   void runOnOperation() override {
-    SmallVector<coll::AllgathervOp> ops;
-    getOperation().walk([&](coll::AllgathervOp op) {
-      if (op.getAlgorithm().getName() == "smp-blocked-ring")
-        ops.push_back(op);
-    });
-    for (coll::AllgathervOp op : ops)
+    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"smp-blocked-ring"}))
       lowerSmpRing(op);
   }
 };

@@ -223,12 +223,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
 struct CollLowerTwoPhasePass
     : public collc::impl::CollLowerTwoPhaseBase<CollLowerTwoPhasePass> {
   void runOnOperation() override {
-    SmallVector<coll::AlltoallOp> ops;
-    getOperation().walk([&](coll::AlltoallOp op) {
-      if (op.getAlgorithm().getName() == "two-phase")
-        ops.push_back(op);
-    });
-    for (coll::AlltoallOp op : ops)
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"two-phase"}))
       if (failed(lowerTwoPhase(op)))
         return signalPassFailure();
   }

@@ -81,21 +81,7 @@ Value meshWidth(ScheduleBuilder &b, const MeshRows &rows) {
   return b.mul(width, part);
 }
 
-/// sum over k in [lo, hi) of term(k), as a sched.sum.
-Value sum(ScheduleBuilder &b, Value lo, Value hi, function_ref<Value(Value)> term) {
-  OpBuilder &builder = b.getBuilder();
-  auto op = builder.create<sched::SumOp>(b.getLoc(), builder.getIndexType(), lo, hi);
-  Block &body = op.getBody().emplaceBlock();
-  Value k = body.addArgument(builder.getIndexType(), b.getLoc());
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&body);
-  builder.create<sched::YieldOp>(b.getLoc(), term(k));
-  return op.getResult();
-}
 
-void segment(ScheduleBuilder &b, bool dst, Buffer buffer, Value offset, Value length) {
-  b.getBuilder().create<sched::SegmentOp>(b.getLoc(), dst, buffer, offset, length);
-}
 
 template <typename OpTy>
 void lowerVMesh(OpTy op, bool isV, bool perNode) {
@@ -118,9 +104,7 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
   if (perNode) {
     // the nodes from the topology, so that the plan runs on exactly N·C ranks
     pvx = b.expr<sched::RanksPerNodeOp>();
-    pvy = b.c(1);
-    for (int64_t d = 0, e = topology.getShape().size(); d < e; ++d)
-      pvy = b.mul(pvy, b.dim(d));
+    pvy = b.nodes(topology.getShape().size());
   } else {
     pvx = meshWidth(b, rows);
     pvy = b.floordiv(p, pvx);
@@ -141,33 +125,32 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
     // table 1 [0]: bytes the putter stages on me (its blocks for my column
     // but me, none when it is me).
     OpBuilder::InsertionGuard guard(builder);
-    auto exchange = builder.create<sched::ExchangeOp>(b.getLoc());
-    builder.setInsertionPointToStart(&exchange.getBody().emplaceBlock());
+    b.exchange();
     sched::ForOp peers = b.forLoop(zero, pvx);
     Value x2 = peers.getInductionVar();
     Value peer = rankAt(x2, vy);
-    Value total = sum(b, zero, pvy, [&](Value y2) {
+    Value total = b.sum(zero, pvy, [&](Value y2) {
       Value n = b.count(CountArray::sendcount, rankAt(x2, y2));
       return b.select(b.logicalAnd(b.ne(y2, vy), b.ne(x2, vx)), n, zero);
     });
-    builder.create<sched::PutOp>(b.getLoc(), 1, zero, total, peer);
+    b.put(1, zero, total, peer);
     sched::ForOp dests = b.forLoop(zero, pvy);
     Value d = rankAt(x2, dests.getInductionVar());
-    builder.create<sched::PutOp>(b.getLoc(), 0, d, b.count(CountArray::sendcount, d), peer);
+    b.put(0, d, b.count(CountArray::sendcount, d), peer);
   }
-  if (isV) {
+  if (isV) { // what the exchange told this rank
     stagedLen = [&](Value sx, Value dy) {
-      return b.expr<sched::TableOp>(0, rankAt(sx, vy), rankAt(vx, dy));
+      return b.table(0, rankAt(sx, vy), rankAt(vx, dy));
     };
-    auto regionOf = [&](Value sx) { return b.expr<sched::TableOp>(1, rankAt(sx, vy), zero); };
+    auto regionOf = [&](Value sx) { return b.table(1, rankAt(sx, vy), zero); };
     stagedOff = [&, regionOf](Value sx, Value dy) {
-      Value base = sum(b, zero, sx, regionOf);
-      Value within = sum(b, zero, dy, [&](Value y) {
+      Value base = b.sum(zero, sx, regionOf);
+      Value within = b.sum(zero, dy, [&](Value y) {
         return b.select(b.ne(y, vy), stagedLen(sx, y), zero);
       });
       return b.add(base, within);
     };
-    staged = sum(b, zero, pvx, regionOf);
+    staged = b.sum(zero, pvx, regionOf);
   }
   builder.create<sched::ScratchOp>(op.getLoc(), staged);
 
@@ -184,8 +167,8 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
       b.sendGathered(to, zero);
       sched::ForOp blocks = b.forLoop(zero, pvy);
       Value d = rankAt(x2, blocks.getInductionVar());
-      segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, d),
-              b.count(CountArray::sendcount, d));
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d),
+                b.count(CountArray::sendcount, d));
     }
     b.recvGathered(from, zero, ScheduleBuilder::EventRef{"row", {xs}});
     sched::ForOp blocks = b.forLoop(zero, pvy);
@@ -193,11 +176,11 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
     {
       OpBuilder::InsertionGuard guard(builder);
       b.ifThen(b.eq(y2, vy));
-      segment(b, false, Buffer::recvbuf, b.count(CountArray::recvdispl, from),
-              b.count(CountArray::recvcount, from));
+      b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, from),
+                b.count(CountArray::recvcount, from));
     }
     b.ifThen(b.ne(y2, vy));
-    segment(b, false, Buffer::scratch, stagedOff(xs, y2), stagedLen(xs, y2));
+    b.segment(Buffer::scratch, stagedOff(xs, y2), stagedLen(xs, y2));
   }
 
   builder.setInsertionPointAfter(rowPhase);
@@ -214,39 +197,27 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
     {
       OpBuilder::InsertionGuard inner(builder);
       b.ifThen(b.eq(sx, vx));
-      segment(b, false, Buffer::sendbuf, b.count(CountArray::senddispl, to),
-              b.count(CountArray::sendcount, to));
+      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, to),
+                b.count(CountArray::sendcount, to));
     }
     b.ifThen(b.ne(sx, vx));
-    builder.create<sched::AfterOp>(b.getLoc(), FlatSymbolRefAttr::get(ctx, "row"),
-                                   ValueRange{sx});
-    segment(b, false, Buffer::scratch, stagedOff(sx, y2), stagedLen(sx, y2));
+    b.after("row", ValueRange{sx});
+    b.segment(Buffer::scratch, stagedOff(sx, y2), stagedLen(sx, y2));
   }
   b.recvGathered(from, zero);
   sched::ForOp sources = b.forLoop(zero, pvx);
   Value src = rankAt(sources.getInductionVar(), ys);
-  segment(b, false, Buffer::recvbuf, b.count(CountArray::recvdispl, src),
-          b.count(CountArray::recvcount, src));
+  b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
+            b.count(CountArray::recvcount, src));
   op.erase();
 }
 
 struct CollLowerVMeshPass : public collc::impl::CollLowerVMeshBase<CollLowerVMeshPass> {
   void runOnOperation() override {
-    SmallVector<coll::AlltoallOp> alltoalls;
-    SmallVector<coll::AlltoallvOp> alltoallvs;
-    auto mine = [](StringRef name) { return name == "vmesh" || name == "smp-all-cores"; };
-    getOperation().walk([&](Operation *op) {
-      if (auto a2a = dyn_cast<coll::AlltoallOp>(op)) {
-        if (mine(a2a.getAlgorithm().getName()))
-          alltoalls.push_back(a2a);
-      } else if (auto a2av = dyn_cast<coll::AlltoallvOp>(op)) {
-        if (mine(a2av.getAlgorithm().getName()))
-          alltoallvs.push_back(a2av);
-      }
-    });
-    for (coll::AlltoallOp op : alltoalls)
+    const StringRef names[] = {"vmesh", "smp-all-cores"};
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), names))
       lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores");
-    for (coll::AlltoallvOp op : alltoallvs)
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), names))
       lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores");
   }
 };

@@ -1,8 +1,26 @@
 //===- ScheduleBuilder.cpp - concise construction of sched IR -------------===//
 #include "lib/Passes/ScheduleBuilder.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace collc;
+
+sched::FifoAttr collc::pipelineFifo(MLIRContext *ctx, int64_t depth) {
+  constexpr int64_t kRecvWindowFactor = 2;
+  constexpr int64_t kMaxDepth = 65535; // the largest the format holds (F2)
+  return sched::FifoAttr::get(ctx, depth, std::min<int64_t>(kMaxDepth, kRecvWindowFactor * depth));
+}
+
+Value collc::pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t betaPs,
+                                Value depth) {
+  constexpr int64_t kMinBlockBytes = 1024; // "not too small"
+  int64_t twoAlphaOverBeta = std::max<int64_t>(1, 2 * alphaPs / std::max<int64_t>(1, betaPs));
+  Value rounds = b.max(b.c(1), b.sub(b.add(depth, b.stat(sched::CountStat::zeros)), b.c(2)));
+  Value best = b.isqrt(
+      b.floordiv(b.mul(b.c(twoAlphaOverBeta), b.stat(sched::CountStat::sum)), rounds));
+  return b.max(b.c(kMinBlockBytes), best);
+}
 
 sched::PlanOp collc::createPlanFor(OpBuilder &builder, Operation *collOp,
                                    StringRef collective, StringRef algorithm,

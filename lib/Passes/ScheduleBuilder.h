@@ -9,6 +9,8 @@
 
 #include "dialect/Sched/SchedOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace collc {
 
@@ -67,6 +69,15 @@ public:
   }
   mlir::Value rankAt(mlir::ValueRange coords, mlir::Value local) {
     return expr<sched::RankAtOp>(coords, local);
+  }
+  /// Nodes of the topology (the product of its `ndims` extents). A plan that
+  /// uses it runs on exactly nodes × ranks_per_node ranks, and the verifier
+  /// checks it on a family of smaller shapes.
+  mlir::Value nodes(int64_t ndims) {
+    mlir::Value n = c(1);
+    for (int64_t d = 0; d < ndims; ++d)
+      n = mul(n, dim(d));
+    return n;
   }
   mlir::Value isqrt(mlir::Value a) {
     return expr<sched::IsqrtOp>(a);
@@ -133,8 +144,51 @@ public:
     builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
     return op;
   }
-  void segment(sched::Buffer buffer, mlir::Value offset, mlir::Value length) {
-    builder.create<sched::SegmentOp>(loc, /*dst=*/false, buffer, offset, length);
+  /// One segment of the enclosing gathered transfer; `dst`: of a COPY's
+  /// destination side.
+  void segment(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
+               bool dst = false) {
+    builder.create<sched::SegmentOp>(loc, dst, buffer, offset, length);
+  }
+  /// One more event the enclosing transfer waits on (a join).
+  void after(llvm::StringRef event, mlir::ValueRange index) {
+    builder.create<sched::AfterOp>(
+        loc, mlir::FlatSymbolRefAttr::get(builder.getContext(), event), index);
+  }
+  /// A COPY gathered on both sides; the insertion point moves into its body
+  /// (source segments first, then `dst` ones).
+  sched::CopyOp copyGathered() {
+    auto op = builder.create<sched::CopyOp>(loc, sched::BufferAttr(), mlir::Value(),
+                                            sched::BufferAttr(), mlir::Value(), mlir::Value(),
+                                            nullptr, mlir::ValueRange(), nullptr,
+                                            mlir::ValueRange());
+    builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
+    return op;
+  }
+
+  /// The bind-time exchange: a sched.exchange (insertion point moves into
+  /// its body), PUTs inside it, and TABLE reads of what peers put.
+  sched::ExchangeOp exchange() {
+    auto op = builder.create<sched::ExchangeOp>(loc);
+    builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
+    return op;
+  }
+  void put(int64_t table, mlir::Value index, mlir::Value value, mlir::Value peer) {
+    builder.create<sched::PutOp>(loc, table, index, value, peer);
+  }
+  mlir::Value table(int64_t t, mlir::Value from, mlir::Value index) {
+    return expr<sched::TableOp>(t, from, index);
+  }
+  /// sum over k in [lo, hi) of term(k), as a sched.sum.
+  mlir::Value sum(mlir::Value lo, mlir::Value hi,
+                  llvm::function_ref<mlir::Value(mlir::Value)> term) {
+    auto op = builder.create<sched::SumOp>(loc, builder.getIndexType(), lo, hi);
+    mlir::Block &body = op.getBody().emplaceBlock();
+    mlir::Value k = body.addArgument(builder.getIndexType(), loc);
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&body);
+    builder.create<sched::YieldOp>(loc, term(k));
+    return op.getResult();
   }
   /// A send that waits on `wait` and signals `signal`.
   void sendSignalling(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
@@ -167,6 +221,34 @@ private:
   mlir::OpBuilder &builder;
   mlir::Location loc;
 };
+
+/// The ops of `module` whose algorithm is one of `names`, in walk order (a
+/// lowering collects them first: lowering erases the op).
+template <typename OpTy>
+llvm::SmallVector<OpTy> opsWithAlgorithm(mlir::ModuleOp module,
+                                         llvm::ArrayRef<llvm::StringRef> names) {
+  llvm::SmallVector<OpTy> ops;
+  module.walk([&](OpTy op) {
+    if (llvm::is_contained(names, op.getAlgorithm().getName()))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
+/// The FIFO of a pipeline stage whose receiver knows its sender's order:
+/// `depth` sends in flight and twice that many windowed receives (a receiver
+/// a little ahead of its sender absorbs jitter; measured: 8 KiB in 8-byte
+/// blocks on 2 ranks ran 5x faster than with all 1024 receives posted), which
+/// also keeps the engine's per-poll work at O(depth).
+sched::FifoAttr pipelineFifo(mlir::MLIRContext *ctx, int64_t depth);
+
+/// B at bind time for a pipeline `depth` hops long (the blocked ring: P;
+/// the SMP ring: N + C): max(1024, sqrt(2·α·m / (β·(depth + z − 2)))), m the
+/// total bytes and z the number of empty contributions (Träff et al.). 2·α/β
+/// is folded into one constant (bytes) so the product cannot overflow for
+/// realistic m.
+mlir::Value pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t betaPs,
+                               mlir::Value depth);
 
 /// Creates an empty sched.plan for `collectiveOp` (a coll op) in place of it
 /// and positions `builder` inside its body.

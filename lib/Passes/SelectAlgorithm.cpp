@@ -20,24 +20,26 @@ namespace collc {
 using namespace mlir;
 using namespace collc;
 
+TopologySpec collc::topologySpecOf(coll::TopologyAttr topology) {
+  TopologySpec topo;
+  topo.shape.assign(topology.getShape().begin(), topology.getShape().end());
+  topo.wrap.assign(topology.getWrap().begin(), topology.getWrap().end());
+  topo.ranksPerNode = topology.getRanksPerNode();
+  topo.routing = topology.getAdaptive() ? Routing::Adaptive : Routing::DimensionOrder;
+  topo.fabric = topology.getSwitched() ? Fabric::Switch : Fabric::Torus;
+  topo.network.alphaUs = topology.getAlphaPs() * 1e-6;
+  topo.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
+  topo.network.copyNsPerByte = topology.getGammaPs() * 1e-3;
+  return topo;
+}
+
 namespace {
 
 /// The spec the cost model reasons about, rebuilt from the op's attributes.
 template <typename OpTy>
 Spec specOf(OpTy op, CollectiveKind kind) {
-  coll::TopologyAttr topology = op.getTopology();
   Spec spec;
-  spec.topology.shape.assign(topology.getShape().begin(),
-                             topology.getShape().end());
-  spec.topology.wrap.assign(topology.getWrap().begin(),
-                            topology.getWrap().end());
-  spec.topology.ranksPerNode = topology.getRanksPerNode();
-  spec.topology.routing = topology.getAdaptive() ? Routing::Adaptive
-                                                 : Routing::DimensionOrder;
-  spec.topology.fabric = topology.getSwitched() ? Fabric::Switch : Fabric::Torus;
-  spec.topology.network.alphaUs = topology.getAlphaPs() * 1e-6;
-  spec.topology.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
-  spec.topology.network.copyNsPerByte = topology.getGammaPs() * 1e-3;
+  spec.topology = topologySpecOf(op.getTopology());
   spec.collective.kind = kind;
   spec.collective.minBytes = static_cast<int64_t>(op.getMinBytes());
   spec.collective.maxBytes = static_cast<int64_t>(op.getMaxBytes());
@@ -49,8 +51,8 @@ template <typename OpTy>
 void select(OpTy op, CollectiveKind kind) {
   if (op.getAlgorithm().getName() != "auto")
     return;
-  std::vector<AlgorithmEstimate> estimates =
-      estimateAlgorithms(specOf(op, kind));
+  Spec spec = specOf(op, kind);
+  std::vector<AlgorithmEstimate> estimates = estimateAlgorithms(spec);
   // Only algorithms this op can be lowered with compete.
   llvm::erase_if(estimates, [](const AlgorithmEstimate &e) {
     return !llvm::is_contained(OpTy::getSupportedAlgorithms(), e.algorithm);
@@ -67,7 +69,7 @@ void select(OpTy op, CollectiveKind kind) {
   // the run: SimGrid runs it 11-15% faster than the shift order from 256 B
   // to 4 KiB on 4x4x4 (bench/smpi/README.md). An order the user gave stays.
   if (best.algorithm == "direct" && kind != CollectiveKind::Allgatherv &&
-      tieBlocks(specOf(op, kind).topology) > 0 && !chosen.getString("order", "").size()) {
+      tieBlocks(spec.topology) > 0 && !chosen.getString("order", "").size()) {
     SmallVector<NamedAttribute> options;
     if (DictionaryAttr given = chosen.getOptions())
       options.append(given.begin(), given.end());

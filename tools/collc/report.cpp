@@ -10,6 +10,7 @@
 
 #include "collc/linkload.h"
 #include "lib/Cost/CostModel.h"
+#include "lib/Passes/Passes.h"
 
 #include "llvm/Support/Format.h"
 
@@ -23,19 +24,6 @@ namespace {
 /// (a direct alltoall on 4096 ranks routes 16.7 M messages: about a second).
 constexpr int64_t kMaxExpanded = 4096;
 constexpr int kSampled = 256;
-
-TopologySpec topologyOf(coll::TopologyAttr t) {
-  TopologySpec topo;
-  topo.shape.assign(t.getShape().begin(), t.getShape().end());
-  topo.wrap.assign(t.getWrap().begin(), t.getWrap().end());
-  topo.ranksPerNode = t.getRanksPerNode();
-  topo.routing = t.getAdaptive() ? Routing::Adaptive : Routing::DimensionOrder;
-  topo.fabric = t.getSwitched() ? Fabric::Switch : Fabric::Torus;
-  topo.network.alphaUs = t.getAlphaPs() * 1e-6;
-  topo.network.betaNsPerByte = t.getBetaPs() * 1e-3;
-  topo.network.copyNsPerByte = t.getGammaPs() * 1e-3;
-  return topo;
-}
 
 } // namespace
 
@@ -97,7 +85,7 @@ void collc::printPlanReport(sched::PlanOp op, const collrt_plan_t *plan,
   double predicted = r.alpha_us + r.hot_us;
   os << llvm::format("  predicted: %.1f us (alpha + hottest link)", predicted);
   if (op.getCollective() != "allgatherv") {
-    double peak = peakAlltoallUs(topologyOf(t), m);
+    double peak = peakAlltoallUs(topologySpecOf(t), m);
     os << llvm::format("; bisection bound %.1f us = %.1f%% of it", peak,
                        percentOfPeak(peak, predicted));
   }
