@@ -79,7 +79,8 @@ static void route(const topo_t *t, uint32_t a, uint32_t b, double bytes, int ada
  * P + Pvx per rank, 35 MB at 1024 ranks). */
 enum { MAX_EXCHANGE_RANKS = 1024 };
 
-/* The same regular layout the simulator binds (simulate.c): block m per pair. */
+/* Every pair exchanges m bytes (alltoall(v)), or every rank contributes m
+ * (allgatherv), laid out densely in rank order. */
 static void regular_input(const collrt_plan_desc_t *d, int P, int me, int64_t m, int64_t *arr,
                           collrt_expand_input_t *in) {
   int64_t *sc = arr, *sd = sc + P, *rc = sd + P, *rd = rc + P;
