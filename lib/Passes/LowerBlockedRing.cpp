@@ -42,7 +42,8 @@ void lowerBlockedRing(coll::AllgathervOp op) {
   std::optional<int64_t> fixedBlock = options.getInt("block_bytes");
   Value blockBytes = fixedBlock ? b.c(*fixedBlock)
                                 : pipelineBlockBytes(b, op.getTopology().getAlphaPs(),
-                                                     op.getTopology().getBetaPs(), b.size());
+                                                     op.getTopology().getBetaPs(),
+                                                     [&] { return b.size(); });
   b.phase("ring", 0);
   Value r = b.rank(), p = b.size(), zero = b.c(0), one = b.c(1);
   Value next = b.mod(b.add(r, one), p);

@@ -67,7 +67,8 @@ void lowerSmpRing(coll::AllgathervOp op) {
   Value blockBytes =
       fixedBlock ? b.c(*fixedBlock)
                  : pipelineBlockBytes(b, op.getTopology().getAlphaPs(),
-                                      op.getTopology().getBetaPs(), b.add(nodes, cores));
+                                      op.getTopology().getBetaPs(),
+                                      [&] { return b.add(nodes, cores); });
 
   /// For every block of owner node `m`'s contributions: calls body(owner,
   /// k, offset, length, c) with the insertion point inside the loops.

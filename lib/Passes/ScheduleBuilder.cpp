@@ -13,10 +13,10 @@ sched::FifoAttr collc::pipelineFifo(MLIRContext *ctx, int64_t depth) {
 }
 
 Value collc::pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t betaPs,
-                                Value depth) {
+                                function_ref<Value()> depth) {
   constexpr int64_t kMinBlockBytes = 1024; // "not too small"
   int64_t twoAlphaOverBeta = std::max<int64_t>(1, 2 * alphaPs / std::max<int64_t>(1, betaPs));
-  Value rounds = b.max(b.c(1), b.sub(b.add(depth, b.stat(sched::CountStat::zeros)), b.c(2)));
+  Value rounds = b.max(b.c(1), b.sub(b.add(depth(), b.stat(sched::CountStat::zeros)), b.c(2)));
   Value best = b.isqrt(
       b.floordiv(b.mul(b.c(twoAlphaOverBeta), b.stat(sched::CountStat::sum)), rounds));
   return b.max(b.c(kMinBlockBytes), best);

@@ -247,8 +247,10 @@ sched::FifoAttr pipelineFifo(mlir::MLIRContext *ctx, int64_t depth);
 /// total bytes and z the number of empty contributions (Träff et al.). 2·α/β
 /// is folded into one constant (bytes) so the product cannot overflow for
 /// realistic m.
+/// `depth` builds the depth where the formula needs it (the blocked ring's
+/// tests pin the order of the ops).
 mlir::Value pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t betaPs,
-                               mlir::Value depth);
+                               llvm::function_ref<mlir::Value()> depth);
 
 /// Creates an empty sched.plan for `collectiveOp` (a coll op) in place of it
 /// and positions `builder` inside its body.
