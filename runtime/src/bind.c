@@ -142,23 +142,35 @@ static int usable_cpus(void) {
   return n > 0 && n < INT_MAX ? (int)n : 0;
 }
 
-/* The idle policy of collc/wait_policy.h. Collective: splits `comm` by node
- * to count the ranks that share this node's CPUs. */
-static collrt_status_t choose_wait_policy(MPI_Comm comm, collrt_wait_policy_t *out,
+/* The idle policy of collc/wait_policy.h, from the ranks that share this
+ * node's CPUs (node_map.c counts them). */
+static collrt_status_t choose_wait_policy(int node_ranks, collrt_wait_policy_t *out,
                                           collrt_diag_t *diag) {
-  MPI_Comm node;
-  int node_ranks = 1;
-  int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  if (rc != MPI_SUCCESS)
-    return mpi_error(diag, rc, "MPI_Comm_split_type (node of each rank)");
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
   collrt_wait_policy_t p = COLLRT_WAIT_AUTO;
   collrt_status_t st = collrt_choose_wait_policy(getenv("COLLRT_WAIT"), node_ranks, usable_cpus(),
                                                  COLLRT_SMPI, &p, diag);
   if (!st && out)
     *out = p;
   return st;
+}
+
+/* COLLRT_VERBOSE=1: rank 0 says once per bind how its messages move. */
+static void say_transport(const collrt_coll_t *c) {
+  const char *v = getenv("COLLRT_VERBOSE");
+  if (!v || !*v || !strcmp(v, "0") || c->rank != 0)
+    return;
+  collrt_transport_info_t t;
+  if (collrt_coll_transport(c, &t, NULL))
+    return;
+  static const char *const how[] = {"MPI point-to-point", "shared memory, one copy (memcpy in one address space)",
+                                    "shared memory, one copy (process_vm_readv)"};
+  fprintf(stderr, "collrt: rank 0's node has %d rank%s; on-node messages%s go through %s%s%s; rank 0 moves %zu of its %zu transfers that way\n",
+          t.node_ranks, t.node_ranks == 1 ? "" : "s",
+          t.shm && t.shm_min_bytes ? " of at least a threshold" : "", how[t.shm],
+          t.why ? ": " : "", t.why ? t.why : "", t.shm_steps, t.steps);
+  if (t.shm && t.shm_min_bytes)
+    fprintf(stderr, "collrt: shared-memory threshold %lld bytes (COLLRT_SHM_MIN)\n",
+            (long long)t.shm_min_bytes);
 }
 
 /* A gathered SEND or RECV moves its segments as one message: an hindexed
@@ -364,9 +376,12 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
                               collrt_diag_t *diag) {
   /* collrt_expand checks that the communicator fits the plan. */
   collrt_coll_t *c = calloc(1, sizeof *c);
-  if (c)
+  if (c) {
     for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
       c->fifo_comm[f] = MPI_COMM_NULL;
+    c->node.comm = MPI_COMM_NULL;
+    c->node.win = MPI_WIN_NULL;
+  }
   if (!st && !c) {
     collrt_diag_set(diag, "cannot allocate the collective handle");
     st = COLLRT_ERR_NOMEM;
@@ -426,10 +441,21 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
   }
 agree:;
   {
-    /* every rank takes part in the node split, whatever its status */
-    collrt_status_t pst = choose_wait_policy(a->comm, c ? &c->wait_policy : NULL, diag);
-    if (!st)
-      st = pst;
+    /* every rank takes part in the node map, whatever its status */
+    collrt_node_t node;
+    collrt_diag_t ndiag = {{0}};
+    collrt_status_t nst = collrt_node_map(a->comm, a->plan, &node, &ndiag);
+    if (!nst)
+      nst = choose_wait_policy(node.hw_size, c ? &c->wait_policy : NULL, &ndiag);
+    if (!st && nst) {
+      st = nst;
+      if (diag)
+        *diag = ndiag;
+    }
+    if (c)
+      c->node = node;
+    else
+      collrt_node_free(&node);
   }
   /* agreement: every rank learns the lowest failing status and its rank */
   struct { int status, rank; } mine = {st, a->rank}, worst;
@@ -460,6 +486,25 @@ agree:;
     }
     MPI_Comm_set_errhandler(c->fifo_comm[f], MPI_ERRORS_RETURN);
   }
+  /* the node's shared-memory transport, and one more agreement: a rank
+   * whose receives found no matching send must not leave its peers waiting */
+  c->node.copy_ps_per_byte = d->gamma_ps_per_byte;
+  MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
+  st = collrt_shm_bind(c, diag);
+  mine.status = st;
+  if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
+    st = mpi_error(diag, rc, "MPI_Allreduce (shared-memory agreement)");
+    goto fail;
+  }
+  if (worst.status != COLLRT_OK) {
+    if (st == COLLRT_OK) {
+      st = (collrt_status_t)worst.status;
+      collrt_diag_set(diag, "rank %d failed to set up the shared-memory transport (%s); see its diagnostic",
+                      worst.rank, collrt_strerror(st));
+    }
+    goto fail;
+  }
+  say_transport(c);
   free(a->arrays);
   free(a->ints);
   *out = c;
@@ -617,6 +662,7 @@ void collrt_coll_free(collrt_coll_t *c) {
     return;
   if (c->reqs)
     collrt_engine_abandon(c);
+  collrt_node_free(&c->node);
   for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
     if (c->fifo_comm[f] != MPI_COMM_NULL)
       MPI_Comm_free(&c->fifo_comm[f]);

@@ -83,7 +83,7 @@ static collrt_status_t mpi_fail(collrt_diag_t *diag, int rc, const char *what,
   return COLLRT_ERR_MPI;
 }
 
-static void complete(collrt_coll_t *c, uint32_t step, int trace) {
+void collrt_engine_complete(collrt_coll_t *c, uint32_t step, int trace) {
   collrt_fq_complete(&c->fq, step);
   if (trace)
     c->t_done[step] = MPI_Wtime();
@@ -120,7 +120,7 @@ static void advance_copies(collrt_coll_t *c, int trace) {
       ++k;
       continue;
     }
-    complete(c, i, trace);
+    collrt_engine_complete(c, i, trace);
     --c->ncopying;
     c->copy_step[k] = c->copy_step[c->ncopying];
     c->copy_done[k] = c->copy_done[c->ncopying];
@@ -141,11 +141,15 @@ static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
     if (s->kind == COLLRT_STEP_COPY) {
       if (s->len <= COPY_INLINE) {
         copy_bytes(c, s, 0, s->len);
-        complete(c, (uint32_t)i, trace);
+        collrt_engine_complete(c, (uint32_t)i, trace);
       } else {
         c->copy_step[c->ncopying] = (uint32_t)i;
         c->copy_done[c->ncopying++] = 0;
       }
+      continue;
+    }
+    if (c->node.desc && c->node.desc[i]) { /* between ranks of one node */
+      collrt_shm_issue(c, (uint32_t)i);
       continue;
     }
     int rc;
@@ -197,7 +201,7 @@ static collrt_status_t complete_requests(collrt_coll_t *c, int block, int trace,
     const collrt_step_t *s = &c->steps.steps[i];
     eager_recvs += s->kind == COLLRT_STEP_RECV && s->len < COLLRT_SMPI_EAGER;
 #endif
-    complete(c, i, trace);
+    collrt_engine_complete(c, i, trace);
   }
 #ifdef COLLRT_SMPI
   if (smpi_issend_eager())
@@ -234,18 +238,22 @@ static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
   collrt_status_t st = issue_ready(c, trace, &issued, diag);
   if (st)
     return st;
-  int copied = c->ncopying > 0;
+  int copied = c->ncopying > 0, shm_moved = 0;
   if (copied)
     advance_copies(c, trace);
+  if (c->node.npending && (st = collrt_shm_progress(c, trace, &shm_moved, diag)))
+    return st;
   if (c->nactive) {
-    /* never block while a copy still has chunks to move */
-    st = complete_requests(c, block && !c->ncopying, trace, &completed, diag);
+    /* never block while a copy still has chunks to move, nor while a
+     * shared-memory transfer waits on a flag MPI does not know of */
+    st = complete_requests(c, block && !c->ncopying && !c->node.npending, trace, &completed,
+                           diag);
     if (st)
       return st;
-  } else if (!copied && !collrt_fq_done(&c->fq) && !issued) {
+  } else if (!copied && !shm_moved && !c->node.npending && !collrt_fq_done(&c->fq) && !issued) {
     return stalled(c, diag);
   }
-  *progressed = issued || copied || completed;
+  *progressed = issued || copied || completed || shm_moved;
   return COLLRT_OK;
 }
 
@@ -259,6 +267,7 @@ void collrt_engine_abandon(collrt_coll_t *c) {
     }
   c->nactive = 0;
   c->ncopying = 0;
+  c->node.npending = 0;
   c->running = 0;
 }
 
@@ -274,6 +283,8 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_fq_reset(&c->fq);
   c->nactive = 0;
   c->ncopying = 0;
+  c->node.npending = 0;
+  c->node.epoch++; /* every rank counts its starts alike: the flags' value */
   c->running = 1;
   if (c->flags & COLLRT_BIND_TRACE) /* only traces need the clock */
     c->t_start = MPI_Wtime();
@@ -317,8 +328,12 @@ static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_
     if (!until_done)
       return COLLRT_OK;
     /* spin still yields now and then (as MPICH's own wait does), so a rank
-     * that shares its core with another process cannot starve it for long */
-    if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
+     * that shares its core with another process cannot starve it for long;
+     * a flag in shared memory cannot be waited on in MPI, so yield and block
+     * wait on it by yielding (under SMPI: by letting simulated time pass) */
+    if (c->node.npending && policy != COLLRT_WAIT_SPIN)
+      collrt_shm_idle(c);
+    else if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
       sched_yield();
   }
 }

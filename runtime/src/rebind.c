@@ -87,6 +87,8 @@ collrt_status_t collrt_coll_rebind(collrt_coll_t *c, const void *sendbuf, void *
   if (st) {
     c->buf[COLLRT_BUF_SEND] = old_send;
     c->buf[COLLRT_BUF_RECV] = old_recv;
+  } else {
+    collrt_shm_rebind(c); /* receivers on this node read the new addresses */
   }
   return st;
 }

@@ -68,6 +68,32 @@ collrt_status_t collrt_trace_write(const collrt_coll_t *coll, const char *path,
 collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *coll);
 void collrt_coll_free(collrt_coll_t *coll);
 
+/* How a bound collective moves its messages (chosen at bind, collectively
+ * per node). Messages between ranks that MPI_Comm_split_type puts on one
+ * node, of at least shm_min_bytes, go through node shared memory: the
+ * receiver copies straight out of the sender's buffer, once (in one process,
+ * as under SimGrid SMPI: memcpy; across processes: process_vm_readv, Linux's
+ * cross-memory attach). Everything else goes over MPI point-to-point.
+ * COLLRT_SHM=0 turns shared memory off, COLLRT_SHM_MIN=BYTES sets the
+ * threshold, COLLRT_VERBOSE=1 prints the choice once per bind (rank 0). */
+typedef enum collrt_shm_mode {
+  COLLRT_SHM_OFF = 0,          /* every message over MPI (why says why) */
+  COLLRT_SHM_SAME_PROCESS = 1, /* the node's ranks share an address space */
+  COLLRT_SHM_CMA = 2,          /* separate processes: process_vm_readv */
+} collrt_shm_mode_t;
+
+typedef struct collrt_transport_info {
+  int node_ranks;        /* ranks on this rank's node (after COLLRT_NODE_SIZE) */
+  collrt_shm_mode_t shm; /* how on-node messages move */
+  int64_t shm_min_bytes; /* shorter ones go over MPI */
+  size_t shm_steps;      /* this rank's sends and receives over shared memory */
+  size_t steps;          /* all its sends and receives */
+  const char *why;       /* shm == COLLRT_SHM_OFF: the reason */
+} collrt_transport_info_t;
+
+collrt_status_t collrt_coll_transport(const collrt_coll_t *coll, collrt_transport_info_t *out,
+                                      collrt_diag_t *diag);
+
 /* Points a bound collective at new buffers: local, no communication. The
  * buffers must have the layout (counts, displacements, type) of the bind;
  * only their addresses change. Not while a run is in progress
