@@ -50,7 +50,7 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double n = static_cast<double>(topo.numNodes());
   double p = static_cast<double>(topo.numRanks());
   double m = static_cast<double>(bytes);
-  return (n - 1 + 2 * (c - 1)) * net.alphaUs +
+  return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) +
          2 * c * p * m * net.copyNsPerByte * 1e-3;
@@ -96,7 +96,7 @@ double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64
   double blocks = static_cast<double>(totalBytes) /
                   static_cast<double>(std::max<int64_t>(1, blockBytes));
   return blockedRingAllgathervUs(net, nodes + cores, 0, totalBytes, blockBytes) +
-         blocks * net.alphaUs;
+         blocks * net.shmLatencyUs;
 }
 
 double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
@@ -105,7 +105,7 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double n = static_cast<double>(topo.numNodes());
   double p = static_cast<double>(topo.numRanks());
   double m = static_cast<double>(bytes);
-  return (c - 1 + n - 1) * net.alphaUs +
+  return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) +
          p * m * net.copyNsPerByte * 1e-3;
 }
@@ -116,7 +116,7 @@ double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   double n = static_cast<double>(topo.numNodes());
   double p = static_cast<double>(topo.numRanks());
   double m = static_cast<double>(bytes);
-  return (3 * (c - 1) + (n - 1) / c) * net.alphaUs +
+  return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) +
          2 * p * m * net.copyNsPerByte * 1e-3;
@@ -251,7 +251,7 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
           contention(topo, /*balanced=*/true);
     if (smp && topo.numNodes() > 1)
       add("smp-all-cores", smpAllCoresAlltoallUs(topo, base.bytes));
-    if (!alltoall && smp && topo.numNodes() > 1)
+    if (smp && topo.numNodes() > 1)
       add("planned", plannedAlltoallvUs(topo, base.bytes));
     if (alltoall && smp)
       add("smp-leader", smpLeaderAlltoallUs(topo, base.bytes));

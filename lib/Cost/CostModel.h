@@ -15,7 +15,10 @@
 //   B_best     ≈ sqrt(2·α·total / (β·(P+z−2)))
 //
 // with C the contention of an all-to-all pattern on the topology (see
-// contention()). Plain C++: depends only on the Spec types.
+// contention()). A message between two ranks of one node costs the spec's
+// shm_latency_us instead of α: the runtime moves it through node shared
+// memory (runtime/src/shm.c), not through MPI. Plain C++: depends only on
+// the Spec types.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COLLC_COST_COSTMODEL_H

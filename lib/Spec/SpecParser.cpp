@@ -572,9 +572,9 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
     bool isAlltoallv = opKnown && *op.value == CollectiveKind::Alltoallv;
     bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
-                 ((algorithm.value == "vmesh" || algorithm.value == "smp-all-cores") &&
+                 ((algorithm.value == "vmesh" || algorithm.value == "smp-all-cores" ||
+                   algorithm.value == "planned") &&
                   (isAlltoall || isAlltoallv || !opKnown)) ||
-                 (algorithm.value == "planned" && (isAlltoallv || !opKnown)) ||
                  ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
                   (isRingOp || !opKnown)) ||
                  ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
@@ -582,7 +582,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                   (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader, vmesh or smp-all-cores"
+                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader, vmesh, smp-all-cores or planned"
                                         : "auto, direct, vmesh, smp-all-cores or planned";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +

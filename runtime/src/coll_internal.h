@@ -74,6 +74,8 @@ void collrt_node_free(collrt_node_t *node);
  * memory publishes this rank's on-node sends in an MPI-3 shared window and
  * finds the send that matches each of its on-node receives. */
 collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag);
+/* Frees the node's window (collective over the node). */
+void collrt_shm_free(collrt_node_t *node);
 /* Rewrites the buffer addresses a rank's window publishes (rebind). */
 void collrt_shm_rebind(collrt_coll_t *c);
 /* The engine's side: a step over shared memory starts, progresses, is

@@ -244,10 +244,13 @@ static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
   if (c->node.npending && (st = collrt_shm_progress(c, trace, &shm_moved, diag)))
     return st;
   if (c->nactive) {
-    /* never block while a copy still has chunks to move, nor while a
-     * shared-memory transfer waits on a flag MPI does not know of */
-    st = complete_requests(c, block && !c->ncopying && !c->node.npending, trace, &completed,
-                           diag);
+    /* Block only when this pass moved nothing: a copy or shared-memory
+     * transfer that just completed may have released steps that the next
+     * pass issues (blocking first could wait for a message whose sender
+     * waits for those). Never block while a copy has chunks to move, nor
+     * while a shared-memory transfer waits on a flag MPI does not know of. */
+    int idle = !copied && !shm_moved && !c->ncopying && !c->node.npending;
+    st = complete_requests(c, block && idle, trace, &completed, diag);
     if (st)
       return st;
   } else if (!copied && !shm_moved && !c->node.npending && !collrt_fq_done(&c->fq) && !issued) {

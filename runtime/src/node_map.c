@@ -107,10 +107,7 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
 }
 
 void collrt_node_free(collrt_node_t *node) {
-  if (node->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(node->win);
-    MPI_Win_free(&node->win);
-  }
+  collrt_shm_free(node);
   if (node->comm != MPI_COMM_NULL)
     MPI_Comm_free(&node->comm);
   free(node->members);

@@ -52,11 +52,82 @@
 #ifdef COLLRT_SMPI
 #include <time.h>
 #include <smpi/smpi_helpers_internal.h> /* smpi_nanosleep: simulated sleep */
-enum { SHM_MIN_DEFAULT = 0 };
+enum { SHM_MIN_DEFAULT = 0 }; /* a memcpy: every on-node message */
 #else
-/* Below this a message goes over MPI even on a node: MPICH's shared-memory
- * eager path costs less than a system call (bench/shm). */
-enum { SHM_MIN_DEFAULT = 0 };
+/* Below this a message between two processes of a node goes over MPI: a
+ * process_vm_readv system call costs more than MPICH's shared-memory eager
+ * path. Measured here (2 ranks, direct alltoall, medians of 300, collc
+ * through shared memory / collc over MPI point-to-point, in us): 8 B 2.21 /
+ * 0.36, 1 KiB 2.28 / 0.52, 4 KiB 3.21 / 1.40, 16 KiB 4.61 / 5.94, 32 KiB
+ * 6.06 / 7.24, 64 KiB 8.20 / 14.74, 1 MiB 120.15 / 157.72. */
+enum { SHM_MIN_DEFAULT = 16384 };
+#endif
+
+/* The window: this rank's part (n->mine), every node rank's (n->peer), and
+ * the synchronisation around the barrier after which ranks read each
+ * other's descriptors. `sync` is called before and after that barrier.
+ *
+ * Under SimGrid SMPI (the build's seam, COLLRT_SMPI) every rank is a thread
+ * of one process, so the window is plain memory whose address the node's
+ * ranks exchange: SMPI 3.32's MPI_Win_allocate_shared does not give each
+ * rank its own part (the ranks' descriptors overwrote each other),
+ * MPI_Win_sync is not implemented and asking for MPI_WIN_MODEL is an error. */
+#ifdef COLLRT_SMPI
+static int win_allocate(collrt_node_t *n, MPI_Aint bytes) {
+  n->mine = calloc(1, (size_t)bytes);
+  n->peer = calloc((size_t)n->size, sizeof *n->peer);
+  uint64_t at = (uint64_t)(uintptr_t)n->mine, *all = (uint64_t *)n->peer;
+  uint64_t none[1];
+  /* every rank joins the allgather, even one out of memory */
+  int rc = MPI_Allgather(&at, 1, MPI_UINT64_T, all ? all : none, all ? 1 : 0, MPI_UINT64_T,
+                         n->comm);
+  return rc ? rc : n->mine && n->peer ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+static void win_sync(collrt_node_t *n) { (void)n; }
+static int win_unified(collrt_node_t *n) { (void)n; return 1; }
+static void win_release(collrt_node_t *n) {
+  if (n->mine)
+    MPI_Barrier(n->comm); /* nobody reads a window after it is gone */
+  free(n->mine);
+}
+/* smpicc maps getpid() to a per-rank number, not the process; the one
+ * address space is known */
+static int64_t process_id(void) { return 1; }
+#else
+static int win_allocate(collrt_node_t *n, MPI_Aint bytes) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  int rc = MPI_Win_allocate_shared(bytes, 1, info, n->comm, &n->mine, &n->win);
+  MPI_Info_free(&info);
+  if (rc) {
+    n->win = MPI_WIN_NULL;
+    n->mine = NULL;
+    return rc;
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, n->win); /* held for the window's life */
+  if (!(n->peer = calloc((size_t)n->size, sizeof *n->peer)))
+    return MPI_ERR_NO_MEM;
+  for (int j = 0; j < n->size && !rc; ++j) {
+    MPI_Aint size = 0;
+    int unit = 0;
+    rc = MPI_Win_shared_query(n->win, j, &size, &unit, &n->peer[j]);
+  }
+  return rc;
+}
+static void win_sync(collrt_node_t *n) { MPI_Win_sync(n->win); }
+static int win_unified(collrt_node_t *n) {
+  int *model = NULL, flag = 0;
+  return MPI_Win_get_attr(n->win, MPI_WIN_MODEL, &model, &flag) != MPI_SUCCESS || !flag ||
+         !model || *model == MPI_WIN_UNIFIED;
+}
+static void win_release(collrt_node_t *n) {
+  if (n->win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(n->win);
+    MPI_Win_free(&n->win);
+  }
+}
+static int64_t process_id(void) { return (int64_t)getpid(); }
 #endif
 
 #define SHM_MAGIC 0x4d48534c4c4f43ull /* "COLLSHM" */
@@ -163,7 +234,7 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend) {
   shm_header_t *h = header(c->node.mine);
   h->magic = SHM_MAGIC;
   h->self = (uint64_t)(uintptr_t)h;
-  h->pid = (int64_t)getpid();
+  h->pid = process_id();
   h->ndesc = nsend;
   publish_buffers(c);
   collrt_shm_desc_t *d = descs(c->node.mine);
@@ -233,16 +304,20 @@ static collrt_status_t match(collrt_coll_t *c, const keyed_t *r, uint64_t ordina
   return COLLRT_OK;
 }
 
+void collrt_shm_free(collrt_node_t *n) {
+  win_release(n);
+  n->win = MPI_WIN_NULL;
+  n->mine = NULL;
+  free(n->peer);
+  n->peer = NULL;
+}
+
 /* Switches the node to MPI point-to-point, saying why. */
 static void use_mpi(collrt_node_t *n, const char *why) {
   snprintf(n->why, sizeof n->why, "%s", why);
   n->mode = COLLRT_SHM_OFF;
   n->nshm = 0;
-  if (n->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(n->win);
-    MPI_Win_free(&n->win);
-  }
-  n->mine = NULL;
+  collrt_shm_free(n);
   free(n->desc);
   n->desc = NULL;
 }
@@ -300,45 +375,26 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
 
   MPI_Aint bytes = (MPI_Aint)(sizeof(shm_header_t) + nsend * sizeof(collrt_shm_desc_t) +
                               nseg * sizeof(collrt_seg_t));
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  rc = MPI_Win_allocate_shared(bytes, 1, info, n->comm, &n->mine, &n->win);
-  MPI_Info_free(&info);
   collrt_status_t st = COLLRT_OK;
-  if (rc) {
-    n->win = MPI_WIN_NULL;
+  if ((rc = win_allocate(n, bytes))) {
     free(keys);
-    return mpi_error(diag, rc, "MPI_Win_allocate_shared (the node's shared-memory transport)");
+    return mpi_error(diag, rc, "allocating the node's shared window (MPI_Win_allocate_shared)");
   }
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, n->win);
   publish(c, keys, nsend);
-  MPI_Win_sync(n->win);
+  win_sync(n);
   MPI_Barrier(n->comm);
-  MPI_Win_sync(n->win);
+  win_sync(n);
 
-  /* every peer's window, and how to read its memory */
-  int model_ok = 1, *model = NULL, flag = 0;
-  if (MPI_Win_get_attr(n->win, MPI_WIN_MODEL, &model, &flag) == MPI_SUCCESS && flag && model)
-    model_ok = *model == MPI_WIN_UNIFIED;
+  /* how to read every peer's memory */
+  int model_ok = win_unified(n);
   int how = model_ok ? COLLRT_SHM_SAME_PROCESS : COLLRT_SHM_OFF;
-  if (!(n->peer = calloc((size_t)n->size, sizeof *n->peer))) {
-    collrt_diag_set(diag, "cannot allocate the node's window table (%d ranks)", n->size);
-    st = COLLRT_ERR_NOMEM;
-  }
   for (int j = 0; j < n->size && !st; ++j) {
-    MPI_Aint size = 0;
-    int unit = 0;
-    if ((rc = MPI_Win_shared_query(n->win, j, &size, &unit, &n->peer[j]))) {
-      st = mpi_error(diag, rc, "MPI_Win_shared_query");
-      break;
-    }
     const shm_header_t *h = header(n->peer[j]);
     if (h->magic != SHM_MAGIC) {
       collrt_diag_set(diag, "the shared window of node rank %d (rank %d) holds no descriptors after the node barrier",
                       j, n->members[j]);
       st = COLLRT_ERR_MPI;
-    } else if (h->pid != (int64_t)getpid() && how != COLLRT_SHM_OFF) {
+    } else if (h->pid != process_id() && how != COLLRT_SHM_OFF) {
       how = can_read(h) ? COLLRT_SHM_CMA : COLLRT_SHM_OFF;
     }
   }
@@ -503,9 +559,12 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
 void collrt_shm_idle(collrt_coll_t *c) {
   (void)c;
 #ifdef COLLRT_SMPI
-  /* a waiting rank must let simulated time pass, or its peers never run:
-   * one poll per 0.1 us (SimGrid's default surf/precision in bench/smpi) */
-  struct timespec ts = {0, 100};
+  /* a waiting rank must let simulated time pass, or the clock stops while
+   * it polls (SimGrid only advances time when every actor blocks): one poll
+   * per 0.2 us. SimGrid skips sleeps shorter than its precision (surf/
+   * precision, 1e-7 s in bench/smpi): a 0.1 us sleep took no time there and
+   * a leader's cores spun forever at one date. */
+  struct timespec ts = {0, 200};
   smpi_nanosleep(&ts, NULL);
 #else
   sched_yield();
