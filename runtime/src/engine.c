@@ -1,6 +1,7 @@
 /* The progress engine: issues steps under the FIFO rules with MPI_Isend /
- * MPI_Irecv on each FIFO's communicator, performs copies, and completes
- * requests with MPI_Testsome, or MPI_Waitsome under the `block` idle policy.
+ * MPI_Irecv on each FIFO's communicator (or through node shared memory,
+ * shm.c, for a pair on one node), performs copies, and completes requests
+ * with MPI_Testsome, or MPI_Waitsome under the `block` idle policy.
  *
  * Per pass the work is proportional to what is in flight on this rank, never
  * to P: the queues are scanned per FIFO (2 * nfifos heads), completions are

@@ -153,7 +153,9 @@
  * A plan whose expressions use the topology (DIM, COORD, RANK_AT) only runs on
  * a communicator of exactly prod(shape) * ranks_per_node ranks; any other plan
  * is defined for every communicator size. Rank r lives on node
- * r / ranks_per_node; node coordinates run x fastest.
+ * r / ranks_per_node; node coordinates run x fastest. With ranks_per_node >
+ * 1, bind checks this against where MPI says the ranks are (the runtime's
+ * node_map.c) and refuses another layout.
  * ---------------------------------------------------------------------------
  */
 #ifndef COLLC_PLAN_FORMAT_H
