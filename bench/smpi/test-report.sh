@@ -16,7 +16,7 @@ export MPLCONFIGDIR="$dir/mplconfig" # keep matplotlib's cache out of $HOME
 "$report" "$sample" -o "$dir/report.html" || fail "report exited $? on $sample"
 for f in report.html report_model_vs_sim.png report_model_vs_sim.svg report_bound-alltoall.png \
          report_bound-allgatherv.png report_time-torus-4x4x4-64-alltoall.png \
-         report_time-smp-16x8-128-alltoallv-random.png; do
+         report_time-smp-16x8-128-alltoallv-random.png report_cores-16-alltoall-regular-64.png; do
   [ -s "$dir/$f" ] || fail "$f was not written"
 done
 # input numbers (SimGrid's 4x4x4 basic_linear baseline, collc's time) and
