@@ -35,7 +35,8 @@
  * one process) a memcpy from the sender's buffer; across processes
  * process_vm_readv (Linux cross-memory attach) with the sender's addresses,
  * which bind first tries on every peer. Where neither works, nothing goes
- * through shared memory and the same plan runs over MPI. */
+ * through shared memory and the same plan runs over MPI. A receive copies
+ * its whole message in one go (no chunks between polls, unlike a COPY). */
 #define _GNU_SOURCE /* process_vm_readv */
 #include <errno.h>
 #include <sched.h>
@@ -372,6 +373,21 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   }
   qsort(keys, nsend, sizeof *keys, by_key);
   qsort(keys + nsend, nrecv, sizeof *keys, by_key);
+  /* no window at all when no rank of the node has a message for it (short
+   * blocks across processes): bind then costs one more allreduce, no more */
+  long long any = (long long)(nsend + nrecv), node_any = 0;
+  if ((rc = MPI_Allreduce(&any, &node_any, 1, MPI_LONG_LONG, MPI_MAX, n->comm))) {
+    free(keys);
+    return mpi_error(diag, rc, "MPI_Allreduce (shared-memory transfers of the node)");
+  }
+  if (!node_any) {
+    free(keys);
+    char why[160];
+    snprintf(why, sizeof why, "no message between ranks of this node is %lld bytes or longer (COLLRT_SHM_MIN)",
+             (long long)n->min_bytes);
+    use_mpi(n, why);
+    return COLLRT_OK;
+  }
 
   MPI_Aint bytes = (MPI_Aint)(sizeof(shm_header_t) + nsend * sizeof(collrt_shm_desc_t) +
                               nseg * sizeof(collrt_seg_t));
