@@ -52,6 +52,7 @@
 
 #ifdef COLLRT_SMPI
 #include <time.h>
+#include <simgrid/semaphore.h> /* a waiting rank's doorbell */
 #include <smpi/smpi_helpers_internal.h> /* smpi_nanosleep: simulated sleep */
 enum { SHM_MIN_DEFAULT = 0 }; /* a memcpy: every on-node message */
 #else
@@ -94,7 +95,23 @@ static void win_release(collrt_node_t *n) {
 /* smpicc maps getpid() to a per-rank number, not the process; the one
  * address space is known */
 static int64_t process_id(void) { return 1; }
+/* A waiting rank sleeps on a SimGrid semaphore, its doorbell, which a peer
+ * rings when it sets a flag this rank waits for: it wakes at that simulated
+ * date, with no polling (a poll is one SimGrid event; at 512 ranks polling
+ * every 0.2 us cost minutes of wall time). */
+static uint64_t doorbell_new(void) { return (uint64_t)(uintptr_t)sg_sem_init(0); }
+static void doorbell_free(uint64_t bell) {
+  if (bell)
+    sg_sem_destroy((sg_sem_t)(uintptr_t)bell);
+}
+static void ring(uint64_t bell) {
+  if (bell)
+    sg_sem_release((sg_sem_t)(uintptr_t)bell);
+}
 #else
+static uint64_t doorbell_new(void) { return 0; }
+static void doorbell_free(uint64_t bell) { (void)bell; }
+static void ring(uint64_t bell) { (void)bell; }
 static int win_allocate(collrt_node_t *n, MPI_Aint bytes) {
   MPI_Info info;
   MPI_Info_create(&info);
@@ -140,6 +157,7 @@ typedef struct shm_header {
   int64_t pid;
   uint64_t base[COLLRT_BUF_COUNT_]; /* the owner's buffers (rebind rewrites) */
   uint64_t ndesc, nsegs;
+  uint64_t doorbell; /* SMPI: the owner's semaphore (see ring()); else 0 */
 } shm_header_t;
 
 struct collrt_shm_desc {
@@ -235,6 +253,7 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend) {
   shm_header_t *h = header(c->node.mine);
   h->magic = SHM_MAGIC;
   h->self = (uint64_t)(uintptr_t)h;
+  h->doorbell = doorbell_new();
   h->pid = process_id();
   h->ndesc = nsend;
   publish_buffers(c);
@@ -306,6 +325,8 @@ static collrt_status_t match(collrt_coll_t *c, const keyed_t *r, uint64_t ordina
 }
 
 void collrt_shm_free(collrt_node_t *n) {
+  if (n->mine)
+    doorbell_free(header(n->mine)->doorbell);
   win_release(n);
   n->win = MPI_WIN_NULL;
   n->mine = NULL;
@@ -476,8 +497,10 @@ collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_i
 
 void collrt_shm_issue(collrt_coll_t *c, uint32_t i) {
   collrt_node_t *n = &c->node;
-  if (c->steps.steps[i].kind == COLLRT_STEP_SEND)
+  if (c->steps.steps[i].kind == COLLRT_STEP_SEND) {
     atomic_store_explicit(&n->desc[i]->ready, n->epoch, memory_order_release);
+    ring(header(n->peer[local_index(n, c->steps.steps[i].peer)])->doorbell);
+  }
   n->pending[n->npending++] = i;
 }
 
@@ -560,6 +583,7 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
       if (st)
         return st;
       atomic_store_explicit(&d->done, n->epoch, memory_order_release);
+      ring(header(n->peer[local_index(n, s->peer)])->doorbell);
     }
     if (!done) {
       ++k;
@@ -573,16 +597,20 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
 }
 
 void collrt_shm_idle(collrt_coll_t *c) {
-  (void)c;
 #ifdef COLLRT_SMPI
   /* a waiting rank must let simulated time pass, or the clock stops while
-   * it polls (SimGrid only advances time when every actor blocks): one poll
-   * per 0.2 us. SimGrid skips sleeps shorter than its precision (surf/
-   * precision, 1e-7 s in bench/smpi): a 0.1 us sleep took no time there and
-   * a leader's cores spun forever at one date. */
-  struct timespec ts = {0, 200};
-  smpi_nanosleep(&ts, NULL);
+   * it polls (SimGrid only advances time when every actor blocks). With
+   * nothing in MPI, it sleeps on its doorbell until a peer sets a flag;
+   * with MPI requests too, it wakes for either, polling MPI every 0.2 us
+   * (SimGrid skips waits shorter than its precision, 1e-7 s in bench/smpi:
+   * a 0.1 us sleep took no time and a leader's cores spun at one date). */
+  sg_sem_t bell = (sg_sem_t)(uintptr_t)header(c->node.mine)->doorbell;
+  if (!c->nactive && !c->ncopying)
+    sg_sem_acquire(bell);
+  else
+    sg_sem_acquire_timeout(bell, 2e-7);
 #else
+  (void)c;
   sched_yield();
 #endif
 }
