@@ -44,12 +44,21 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
+namespace {
+/// What the SMP formulas count with: C ranks per node, N nodes, P ranks and
+/// the block m, as doubles.
+struct SmpSizes {
+  double c, n, p, m;
+};
+SmpSizes smpSizes(const TopologySpec &topo, int64_t bytes) {
+  return {static_cast<double>(topo.ranksPerNode), static_cast<double>(topo.numNodes()),
+          static_cast<double>(topo.numRanks()), static_cast<double>(bytes)};
+}
+} // namespace
+
 double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
-  double c = static_cast<double>(topo.ranksPerNode);
-  double n = static_cast<double>(topo.numNodes());
-  double p = static_cast<double>(topo.numRanks());
-  double m = static_cast<double>(bytes);
+  auto [c, n, p, m] = smpSizes(topo, bytes);
   return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) +
@@ -101,10 +110,7 @@ double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64
 
 double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
-  double c = static_cast<double>(topo.ranksPerNode);
-  double n = static_cast<double>(topo.numNodes());
-  double p = static_cast<double>(topo.numRanks());
-  double m = static_cast<double>(bytes);
+  auto [c, n, p, m] = smpSizes(topo, bytes);
   return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) +
          p * m * net.copyNsPerByte * 1e-3;
@@ -112,10 +118,7 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 
 double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
-  double c = static_cast<double>(topo.ranksPerNode);
-  double n = static_cast<double>(topo.numNodes());
-  double p = static_cast<double>(topo.numRanks());
-  double m = static_cast<double>(bytes);
+  auto [c, n, p, m] = smpSizes(topo, bytes);
   return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) +

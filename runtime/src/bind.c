@@ -31,7 +31,7 @@ typedef struct bind_args {
   collrt_expand_input_t in;
 } bind_args_t;
 
-static collrt_status_t mpi_error(collrt_diag_t *diag, int rc, const char *what) {
+collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what) {
   char msg[MPI_MAX_ERROR_STRING];
   int n = 0;
   MPI_Error_string(rc, msg, &n);
@@ -57,7 +57,7 @@ static collrt_status_t begin(bind_args_t *a, const collrt_plan_t *plan,
   *out = NULL;
   int inter = 0, rc;
   if ((rc = MPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
-    return mpi_error(diag, rc, "MPI_Comm_test_inter");
+    return collrt_mpi_error(diag, rc, "MPI_Comm_test_inter");
   if (inter) {
     collrt_diag_set(diag, "collrt_bind: comm is an intercommunicator; plans run on intracommunicators");
     return COLLRT_ERR_ARG;
@@ -192,7 +192,7 @@ collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens
     *out = MPI_DATATYPE_NULL;
     char what[96];
     snprintf(what, sizeof what, "MPI_Type_create_hindexed (gathered transfer of step %zu)", i);
-    return mpi_error(diag, rc, what);
+    return collrt_mpi_error(diag, rc, what);
   }
   return COLLRT_OK;
 }
@@ -259,24 +259,24 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
   if ((rc = MPI_Comm_dup(a->comm, &xc)) != MPI_SUCCESS) {
     free(reqs);
     free(statuses);
-    return mpi_error(diag, rc, "MPI_Comm_dup (bind-time exchange)");
+    return collrt_mpi_error(diag, rc, "MPI_Comm_dup (bind-time exchange)");
   }
   MPI_Type_contiguous(3, MPI_INT64_T, &rec);
   MPI_Type_commit(&rec);
   for (int j = 0; j < P && !st; ++j)
     if (rcount[j] &&
         (rc = MPI_Irecv(in + 3 * (size_t)rdispl[j], rcount[j], rec, j, 0, xc, &reqs[nreq++])))
-      st = mpi_error(diag, rc, "MPI_Irecv (bind-time exchange records)");
+      st = collrt_mpi_error(diag, rc, "MPI_Irecv (bind-time exchange records)");
   /* sends in shift order from this rank, so no rank is everyone's first */
   for (int k = 1; k <= P && !st; ++k) {
     int j = (a->rank + k) % P;
     if (scount[j] &&
         (rc = MPI_Isend(out + 3 * (size_t)sdispl[j], scount[j], rec, j, 0, xc, &reqs[nreq++])))
-      st = mpi_error(diag, rc, "MPI_Isend (bind-time exchange records)");
+      st = collrt_mpi_error(diag, rc, "MPI_Isend (bind-time exchange records)");
   }
   rc = MPI_Waitall(nreq, reqs, statuses);
   if (rc != MPI_SUCCESS && !st)
-    st = mpi_error(diag, rc, "MPI_Waitall (bind-time exchange records)");
+    st = collrt_mpi_error(diag, rc, "MPI_Waitall (bind-time exchange records)");
   MPI_Type_free(&rec);
   MPI_Comm_free(&xc);
   free(reqs);
@@ -323,7 +323,7 @@ static collrt_status_t exchange(bind_args_t *a, collrt_status_t st, collrt_table
   }
   rc = MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, a->comm);
   if (rc != MPI_SUCCESS && !st)
-    st = mpi_error(diag, rc, "MPI_Alltoall (bind-time exchange counts)");
+    st = collrt_mpi_error(diag, rc, "MPI_Alltoall (bind-time exchange counts)");
   int64_t total = 0;
   if (!st) {
     for (int j = 0; j < P; ++j) {
@@ -343,7 +343,7 @@ static collrt_status_t exchange(bind_args_t *a, collrt_status_t st, collrt_table
   int ok = st == COLLRT_OK, all_ok = 0;
   rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
   if (rc != MPI_SUCCESS && !st)
-    st = mpi_error(diag, rc, "MPI_Allreduce (bind-time exchange)");
+    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (bind-time exchange)");
   if (!st && !all_ok) {
     collrt_diag_set(diag, "another rank failed its part of the bind-time exchange; see its diagnostic");
     st = COLLRT_ERR_COUNTS;
@@ -461,7 +461,7 @@ agree:;
   struct { int status, rank; } mine = {st, a->rank}, worst;
   int rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm);
   if (rc != MPI_SUCCESS) {
-    st = mpi_error(diag, rc, "MPI_Allreduce (bind agreement)");
+    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (bind agreement)");
     goto fail;
   }
   if (worst.status != COLLRT_OK) {
@@ -481,7 +481,7 @@ agree:;
   /* Collective from here on: every rank reached this point. */
   for (int f = 0; f < d->nfifos; ++f) {
     if ((rc = MPI_Comm_dup(a->comm, &c->fifo_comm[f])) != MPI_SUCCESS) {
-      st = mpi_error(diag, rc, "MPI_Comm_dup");
+      st = collrt_mpi_error(diag, rc, "MPI_Comm_dup");
       goto fail;
     }
     MPI_Comm_set_errhandler(c->fifo_comm[f], MPI_ERRORS_RETURN);
@@ -493,7 +493,7 @@ agree:;
   st = collrt_shm_bind(c, diag);
   mine.status = st;
   if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
-    st = mpi_error(diag, rc, "MPI_Allreduce (shared-memory agreement)");
+    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory agreement)");
     goto fail;
   }
   if (worst.status != COLLRT_OK) {
@@ -589,7 +589,7 @@ collrt_status_t collrt_bind_alltoallv(
       memcpy(mine, sendcounts, (size_t)P * sizeof *mine);
     int rc = MPI_Alltoall(mine, 1, MPI_INT, got, 1, MPI_INT, comm);
     if (rc != MPI_SUCCESS && !st)
-      st = mpi_error(diag, rc, "MPI_Alltoall (counts check)");
+      st = collrt_mpi_error(diag, rc, "MPI_Alltoall (counts check)");
     for (int j = 0; !st && j < P; ++j)
       if (got[j] != recvcounts[j]) {
         collrt_diag_set(diag, "inconsistent alltoallv counts: rank %d sends %d elements to rank %d but rank %d expects %d (recvcounts[%d])",
@@ -641,7 +641,7 @@ collrt_status_t collrt_bind_allgatherv(
     if (rc == MPI_SUCCESS)
       rc = MPI_Allreduce(mine, range, 2 * P, MPI_INT, MPI_MAX, comm);
     if (rc != MPI_SUCCESS && !st)
-      st = mpi_error(diag, rc, "MPI_Allgather/MPI_Allreduce (counts check)");
+      st = collrt_mpi_error(diag, rc, "MPI_Allgather/MPI_Allreduce (counts check)");
     for (int j = 0; !st && j < P; ++j) {
       if (-range[j] != recvcounts[j] || range[P + j] != recvcounts[j]) {
         collrt_diag_set(diag, "inconsistent allgatherv counts: rank %d passes recvcounts[%d] = %d but the ranks pass values in [%d, %d]",

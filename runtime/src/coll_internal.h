@@ -56,6 +56,10 @@ struct collrt_coll {
   collrt_node_t node;
 };
 
+/* COLLRT_ERR_MPI, with diag "WHAT failed: <MPI's message>" (bind.c; used by
+ * every file of the bind path). */
+collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what);
+
 /* Marks step `step` complete (engine.c): the FIFO queues learn it, and the
  * trace, if any, its time. Shared by the MPI and shared-memory transports. */
 void collrt_engine_complete(collrt_coll_t *c, uint32_t step, int trace);

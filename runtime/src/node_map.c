@@ -19,14 +19,6 @@
 #include "coll_internal.h"
 #include "diag.h"
 
-static collrt_status_t mpi_error(collrt_diag_t *diag, int rc, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int n = 0;
-  MPI_Error_string(rc, msg, &n);
-  collrt_diag_set(diag, "%s failed: %s", what, msg);
-  return COLLRT_ERR_MPI;
-}
-
 /* COLLRT_NODE_SIZE: 0 if unset, -1 if not a positive integer. */
 static int node_size_knob(void) {
   const char *v = getenv("COLLRT_NODE_SIZE");
@@ -79,7 +71,7 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
   MPI_Comm hw;
   /* key = rank: local indices follow the communicator's order */
   if ((rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &hw)))
-    return mpi_error(diag, rc, "MPI_Comm_split_type (the node of each rank)");
+    return collrt_mpi_error(diag, rc, "MPI_Comm_split_type (the node of each rank)");
   int hw_index = 0;
   MPI_Comm_size(hw, &node->hw_size);
   MPI_Comm_rank(hw, &hw_index);
@@ -88,7 +80,7 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
   rc = MPI_Comm_split(hw, knob > 0 ? hw_index / knob : 0, hw_index, &node->comm);
   MPI_Comm_free(&hw);
   if (rc)
-    return mpi_error(diag, rc, "MPI_Comm_split (COLLRT_NODE_SIZE groups)");
+    return collrt_mpi_error(diag, rc, "MPI_Comm_split (COLLRT_NODE_SIZE groups)");
   MPI_Comm_size(node->comm, &node->size);
   MPI_Comm_rank(node->comm, &node->index);
   if (!(node->members = malloc((size_t)node->size * sizeof *node->members))) {
@@ -96,7 +88,7 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
     return COLLRT_ERR_NOMEM;
   }
   if ((rc = MPI_Allgather(&rank, 1, MPI_INT, node->members, 1, MPI_INT, node->comm)))
-    return mpi_error(diag, rc, "MPI_Allgather (the ranks of this node)");
+    return collrt_mpi_error(diag, rc, "MPI_Allgather (the ranks of this node)");
   if (knob < 0) {
     collrt_diag_set(diag, "COLLRT_NODE_SIZE='%s' is not a positive integer (ranks per node, for tests)",
                     getenv("COLLRT_NODE_SIZE"));

@@ -172,14 +172,6 @@ static shm_header_t *header(void *w) { return w; }
 static collrt_shm_desc_t *descs(void *w) { return (collrt_shm_desc_t *)(header(w) + 1); }
 static collrt_seg_t *segs(void *w) { return (collrt_seg_t *)(descs(w) + header(w)->ndesc); }
 
-static collrt_status_t mpi_error(collrt_diag_t *diag, int rc, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int n = 0;
-  MPI_Error_string(rc, msg, &n);
-  collrt_diag_set(diag, "%s failed: %s", what, msg);
-  return COLLRT_ERR_MPI;
-}
-
 /* Local index of comm rank `r` on this node, or -1. */
 static int local_index(const collrt_node_t *n, int r) {
   int lo = 0, hi = n->size - 1;
@@ -211,6 +203,13 @@ static int by_key(const void *pa, const void *pb) {
   if (a->tag != b->tag)
     return a->tag < b->tag ? -1 : 1;
   return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* The ordinal of sorted entry k among those with its (peer, fifo, tag),
+ * given entry k - 1's: MPI's non-overtaking order within a key. */
+static uint64_t next_ordinal(const keyed_t *sorted, size_t k, uint64_t previous) {
+  const keyed_t *a = &sorted[k], *b = k ? &sorted[k - 1] : NULL;
+  return b && a->peer == b->peer && a->fifo == b->fifo && a->tag == b->tag ? previous + 1 : 0;
 }
 
 static int goes_shm(const collrt_coll_t *c, const collrt_step_t *s) {
@@ -262,9 +261,7 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend) {
   uint64_t nseg = 0, ordinal = 0;
   for (size_t k = 0; k < nsend; ++k) {
     const collrt_step_t *s = &c->steps.steps[sends[k].step];
-    ordinal = k && !by_key(&(keyed_t){sends[k].peer, sends[k].fifo, sends[k].tag, 0},
-                           &(keyed_t){sends[k - 1].peer, sends[k - 1].fifo, sends[k - 1].tag, 0})
-                  ? ordinal + 1 : 0;
+    ordinal = next_ordinal(sends, k, ordinal);
     atomic_init(&d[k].ready, 0);
     atomic_init(&d[k].done, 0);
     d[k].dst = s->peer;
@@ -353,23 +350,23 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   }
   /* the settings, agreed by the node's ranks (each must classify alike) */
   const char *off = getenv("COLLRT_SHM");
-  long long mine[2] = {off && !strcmp(off, "0"), min_bytes_setting()}, all[2];
-  long long ask[3] = {mine[0], mine[1], -mine[1]}, got[3];
+  /* MAX over the node of: "off", the threshold, and minus it (so a
+   * malformed one, -1, shows as a positive third entry) */
+  long long min = min_bytes_setting();
+  long long ask[3] = {off && !strcmp(off, "0"), min, -min}, got[3];
   int rc = MPI_Allreduce(ask, got, 3, MPI_LONG_LONG, MPI_MAX, n->comm);
   if (rc)
-    return mpi_error(diag, rc, "MPI_Allreduce (shared-memory settings of the node)");
-  all[0] = got[0];
-  all[1] = got[1];
-  if (-got[2] < 0) {
+    return collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory settings of the node)");
+  if (got[2] > 0) {
     collrt_diag_set(diag, "COLLRT_SHM_MIN='%s' is not a byte count (a rank of this node says so)",
                     getenv("COLLRT_SHM_MIN") ? getenv("COLLRT_SHM_MIN") : "");
     return COLLRT_ERR_ARG;
   }
-  if (all[0]) {
+  if (got[0]) {
     use_mpi(n, "COLLRT_SHM=0");
     return COLLRT_OK;
   }
-  n->min_bytes = all[1];
+  n->min_bytes = got[1];
 
   /* this rank's on-node sends and receives, by key */
   size_t count = c->steps.count, nsend = 0, nrecv = 0, nseg = 0;
@@ -399,7 +396,7 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   long long any = (long long)(nsend + nrecv), node_any = 0;
   if ((rc = MPI_Allreduce(&any, &node_any, 1, MPI_LONG_LONG, MPI_MAX, n->comm))) {
     free(keys);
-    return mpi_error(diag, rc, "MPI_Allreduce (shared-memory transfers of the node)");
+    return collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory transfers of the node)");
   }
   if (!node_any) {
     free(keys);
@@ -415,7 +412,7 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_status_t st = COLLRT_OK;
   if ((rc = win_allocate(n, bytes))) {
     free(keys);
-    return mpi_error(diag, rc, "allocating the node's shared window (MPI_Win_allocate_shared)");
+    return collrt_mpi_error(diag, rc, "allocating the node's shared window (MPI_Win_allocate_shared)");
   }
   publish(c, keys, nsend);
   win_sync(n);
@@ -439,7 +436,7 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   int lowest = -1;
   rc = MPI_Allreduce(&agreed, &lowest, 1, MPI_INT, MPI_MIN, n->comm);
   if (!st && rc)
-    st = mpi_error(diag, rc, "MPI_Allreduce (shared-memory mode of the node)");
+    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory mode of the node)");
   if (!st && lowest < 0) {
     collrt_diag_set(diag, "another rank of this node failed to set up shared memory; see its diagnostic");
     st = COLLRT_ERR_MPI;
@@ -462,9 +459,7 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   uint64_t ordinal = 0;
   for (size_t k = 0; k < nrecv && !st; ++k) {
     const keyed_t *r = &keys[nsend + k];
-    ordinal = k && !by_key(&(keyed_t){r->peer, r->fifo, r->tag, 0},
-                           &(keyed_t){r[-1].peer, r[-1].fifo, r[-1].tag, 0})
-                  ? ordinal + 1 : 0;
+    ordinal = next_ordinal(keys + nsend, k, ordinal);
     st = match(c, r, ordinal, diag);
   }
   free(keys);
