@@ -2,6 +2,7 @@
  * per communicator (COLLC_VERBOSE), a summary at MPI_Finalize, and
  * COLLC_STRICT, under which a fallback is an error. */
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "pmpi.h"
@@ -60,6 +61,10 @@ void pmpi_strict_fail(MPI_Comm comm, int reporter, const char *what, const char 
     fprintf(stderr, "collc_pmpi: COLLC_STRICT: %s on comm of %d ranks falls back to MPI: %s\n",
             what, size, msg);
     fflush(stderr);
+    /* the launcher forwards stderr through a pipe that an abort can cut
+     * short: give it the message first (seen lost once in ~20 runs) */
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
     PMPI_Abort(comm, 1);
   }
   /* Never completes without the reporter: waits here for its abort rather

@@ -12,7 +12,7 @@ typedef struct collrt_shm_desc collrt_shm_desc_t; /* shm.c */
  * (node_map.c), and the shared-memory transport over them (shm.c). */
 typedef struct collrt_node {
   MPI_Comm comm;    /* this node's ranks (split further by COLLRT_NODE_SIZE) */
-  int size, index;  /* ranks on the node, this rank's local index */
+  int size;         /* ranks on the node */
   int *members;     /* comm rank of each local index, ascending */
   int hw_size;      /* ranks on the physical node (the idle policy's input) */
   /* the transport: */

@@ -82,7 +82,6 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
   if (rc)
     return collrt_mpi_error(diag, rc, "MPI_Comm_split (COLLRT_NODE_SIZE groups)");
   MPI_Comm_size(node->comm, &node->size);
-  MPI_Comm_rank(node->comm, &node->index);
   if (!(node->members = malloc((size_t)node->size * sizeof *node->members))) {
     collrt_diag_set(diag, "cannot allocate the node map (%d ranks)", node->size);
     return COLLRT_ERR_NOMEM;
