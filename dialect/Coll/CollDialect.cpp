@@ -88,6 +88,7 @@ constexpr OptionSpec kOptions[] = {
     {"balanced", "order", OptionSpec::Order},
     {"balanced", "seed", OptionSpec::Seed},
     {"balanced", "fifo_depth", OptionSpec::Depth},
+    {"dim-rings", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "stages", OptionSpec::Positive},
     {"smp-leader", "fifo_depth", OptionSpec::Depth},

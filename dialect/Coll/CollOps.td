@@ -30,7 +30,7 @@ class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
   }];
 }
 
-def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "two-phase", "smp-leader", "vmesh", "smp-all-cores", "planned"]> {
+def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "dim-rings", "two-phase", "smp-leader", "vmesh", "smp-all-cores", "planned"]> {
   let summary = "personalized all-to-all exchange of equal blocks";
 }
 

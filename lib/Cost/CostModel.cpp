@@ -148,6 +148,94 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
              betaUs(net);
 }
 
+double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
+                               llvm::ArrayRef<int64_t> shape) {
+  // Work of a stage: its ring's per-link load, n_d in units of D/8 (a ring
+  // of 1 has none). Parts in the same dimension share its links equally.
+  auto work = [&](int64_t d) { return shape[d] > 1 ? double(shape[d]) : 0.0; };
+  size_t np = orders.size(), stages = shape.size();
+  std::vector<size_t> stage(np, 0);
+  std::vector<double> left(np);
+  auto settle = [&](size_t p) {
+    while (stage[p] < stages && left[p] <= 1e-12)
+      if (++stage[p] < stages)
+        left[p] = work(orders[p][stage[p]]);
+  };
+  for (size_t p = 0; p < np; ++p) {
+    left[p] = work(orders[p][0]);
+    settle(p);
+  }
+  double now = 0;
+  for (;;) {
+    std::vector<int> sharing(stages, 0);
+    bool any = false;
+    for (size_t p = 0; p < np; ++p)
+      if (stage[p] < stages) {
+        ++sharing[orders[p][stage[p]]];
+        any = true;
+      }
+    if (!any)
+      return now;
+    double step = 1e300;
+    for (size_t p = 0; p < np; ++p)
+      if (stage[p] < stages)
+        step = std::min(step, left[p] * sharing[orders[p][stage[p]]]);
+    now += step;
+    for (size_t p = 0; p < np; ++p)
+      if (stage[p] < stages) {
+        left[p] -= step / sharing[orders[p][stage[p]]];
+        settle(p);
+      }
+  }
+}
+
+llvm::SmallVector<llvm::SmallVector<int64_t, 3>> collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 3> active, idle;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    (shape[d] > 1 ? active : idle).push_back(d);
+  if (active.empty())
+    active.push_back(0), idle.erase(idle.begin());
+  // every permutation of the active dimensions, then the idle ones
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> perms;
+  llvm::SmallVector<int64_t, 3> perm = active;
+  do {
+    llvm::SmallVector<int64_t, 3> order = perm;
+    order.append(idle.begin(), idle.end());
+    perms.push_back(order);
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  size_t np = active.size();
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> best, trial(np);
+  double bestTime = 1e300;
+  std::vector<size_t> pick(np, 0);
+  for (;;) {
+    for (size_t p = 0; p < np; ++p)
+      trial[p] = perms[pick[p]];
+    double t = dimRingsMakespan(trial, shape);
+    if (t < bestTime - 1e-9) {
+      bestTime = t;
+      best = trial;
+    }
+    size_t p = 0;
+    while (p < np && ++pick[p] == perms.size())
+      pick[p++] = 0;
+    if (p == np)
+      return best;
+  }
+}
+
+double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  auto orders = dimRingsOrders(topo.shape);
+  double parts = static_cast<double>(orders.size());
+  double p = static_cast<double>(topo.numRanks());
+  double steps = 0;
+  for (int64_t n : topo.shape)
+    steps += static_cast<double>(n / 2);
+  return dimRingsMakespan(orders, topo.shape) * p * static_cast<double>(bytes) / parts / 8 *
+             betaUs(net) +
+         steps * 3 * net.alphaUs;
+}
+
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
                              double contention) {
   return net.alphaUs +
@@ -265,6 +353,9 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     }
     if (alltoall && topo.shape.size() >= 2 && !smp && topo.fabric == Fabric::Torus)
       add("two-phase", twoPhaseAlltoallUs(topo, base.bytes));
+    if (alltoall && !smp && topo.fabric == Fabric::Torus &&
+        std::all_of(topo.wrap.begin(), topo.wrap.end(), [](bool w) { return w; }))
+      add("dim-rings", dimRingsAlltoallUs(topo, base.bytes));
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {

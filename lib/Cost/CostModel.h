@@ -27,6 +27,7 @@
 #include "lib/Spec/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <optional>
@@ -112,6 +113,22 @@ double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// blocks per node pair (spread over the node's cores), distribute, local
 /// blocks directly; agents stage every remote byte twice through memory.
 double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
+
+/// dim-rings (LowerDimRings.cpp): one part of every block per torus
+/// dimension, each visiting the dimensions in its own order as rings of
+/// neighbours. dimRingsMakespan: a fluid model of the stages (a stage on
+/// dimension d is n_d units of work on d's links, shared by the parts on d
+/// at once); dimRingsOrders: the orders (one per dimension longer than 1,
+/// each a permutation of all dimensions) with the shortest makespan.
+double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
+                        llvm::ArrayRef<int64_t> shape);
+llvm::SmallVector<llvm::SmallVector<int64_t, 3>> dimRingsOrders(llvm::ArrayRef<int64_t> shape);
+
+/// T_dim-rings ≈ makespan·(P·m/parts/8)·β + Σ_d ⌊n_d/2⌋·3α: the fluid
+/// model's makespan in units of one part's ring load, plus about three
+/// message overheads per ring step on the critical path (a forward and a
+/// terminal piece each way); headers are not counted.
+double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,

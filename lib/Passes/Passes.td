@@ -41,6 +41,18 @@ def CollLowerBalanced : Pass<"coll-lower-balanced", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerDimRings : Pass<"coll-lower-dim-rings", "mlir::ModuleOp"> {
+  let summary = "lower alltoall on a torus to pipelined neighbour rings, one dimension at a time";
+  let description = [{
+    Every block is cut into one part per dimension; each part crosses the
+    torus dimension by dimension, each dimension as a ring of neighbours
+    (forward pieces first, so the next hop starts early), the parts in
+    orders that keep every dimension's links busy. Only neighbours talk, so
+    routing ties do not matter (LowerDimRings.cpp). One FIFO per part.
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerTwoPhase : Pass<"coll-lower-two-phase", "mlir::ModuleOp"> {
   let summary = "lower alltoall to seed 000's two-phase torus schedule";
   let description = [{

@@ -577,12 +577,13 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                   (isAlltoall || isAlltoallv || !opKnown)) ||
                  ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
                   (isRingOp || !opKnown)) ||
-                 ((algorithm.value == "balanced" || algorithm.value == "two-phase" ||
+                 ((algorithm.value == "balanced" || algorithm.value == "dim-rings" ||
+                   algorithm.value == "two-phase" ||
                    algorithm.value == "smp-leader") &&
                   (isAlltoall || !opKnown));
     if (!valid) {
       StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced, two-phase, smp-leader, vmesh, smp-all-cores or planned"
+                           : isAlltoall ? "auto, direct, balanced, dim-rings, two-phase, smp-leader, vmesh, smp-all-cores or planned"
                                         : "auto, direct, vmesh, smp-all-cores or planned";
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
@@ -598,7 +599,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     else if (coll.algorithm == "blocked-ring" || coll.algorithm == "smp-blocked-ring" ||
              coll.algorithm == "vmesh" || coll.algorithm == "smp-all-cores" ||
              coll.algorithm == "planned" ||
-             coll.algorithm == "two-phase" ||
+             coll.algorithm == "two-phase" || coll.algorithm == "dim-rings" ||
              coll.algorithm == "smp-leader")
       error(seen.lookup("order"), "'order' applies only to the direct and balanced "
                                   "algorithms, but algorithm is " + coll.algorithm);

@@ -235,6 +235,7 @@ LogicalResult writeMachine(const Spec &spec) {
 void addLowerings(PassManager &pm) {
   pm.addPass(createCollLowerDirect());
   pm.addPass(createCollLowerBalanced());
+  pm.addPass(createCollLowerDimRings());
   pm.addPass(createCollLowerTwoPhase());
   pm.addPass(createCollLowerSmpLeader());
   pm.addPass(createCollLowerVMesh());

@@ -209,7 +209,8 @@ extern "C" {
   X(PLANNED, 7, "planned")                                                     \
   X(SMP_RING, 8, "smp-blocked-ring")                                           \
   X(CUSTOM, 9, "custom")                                                       \
-  X(BALANCED, 10, "balanced")
+  X(BALANCED, 10, "balanced")                                                  \
+  X(DIM_RINGS, 11, "dim-rings")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
