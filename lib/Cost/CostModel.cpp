@@ -355,7 +355,8 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       add("two-phase", twoPhaseAlltoallUs(topo, base.bytes));
     if (alltoall && !smp && topo.fabric == Fabric::Torus &&
         std::all_of(topo.wrap.begin(), topo.wrap.end(), [](bool w) { return w; }))
-      add("dim-rings", dimRingsAlltoallUs(topo, base.bytes));
+      add("dim-rings", dimRingsAlltoallUs(topo, base.bytes)).contention =
+          contention(topo, /*balanced=*/true);
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {

@@ -120,8 +120,18 @@ void PlatformWriter::writeCluster() {
      << "             bw=\"" << linkBandwidth() << "\" lat=\"" << linkLatency()
      << "\" sharing_policy=\"SPLITDUPLEX\"";
   if (isTorus) {
+    // A dimension of extent 1 adds nothing but a self link per node, and
+    // two of them declare the same link twice (SimGrid aborts: "Link
+    // 'torus_link_from_0_to_0_UP' declared several times"): leave them out.
+    // Node numbering (x fastest) is unchanged.
+    SmallVector<int64_t, 3> extents;
+    for (int64_t n : topo.shape)
+      if (n > 1)
+        extents.push_back(n);
+    if (extents.empty())
+      extents.push_back(1);
     os << " topology=\"TORUS\" topo_parameters=\"";
-    interleave(topo.shape, os, ",");
+    interleave(extents, os, ",");
     os << "\"";
   }
   os << "\n             loopback_bw=\"" << shmBandwidth() << "\" loopback_lat=\""

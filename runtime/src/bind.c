@@ -17,6 +17,39 @@
 #ifndef COLLRT_SMPI
 #define COLLRT_SMPI 0
 #endif
+#if COLLRT_SMPI
+#include <smpi/smpi.h>
+#endif
+
+/* Scratch for simulations at scale: under SMPI with
+ * COLLRT_SMPI_SHARED_SCRATCH=1 (collc-run --shared-bufs sets it, beside
+ * folding the user's buffers) every rank's scratch folds onto one
+ * SMPI_SHARED_MALLOC allocation. Timing is unchanged, results are garbage,
+ * exactly as for the folded user buffers; plans that stage P·m bytes per
+ * rank (dim-rings, two-phase) would otherwise need P times that of host
+ * memory. Everywhere else: malloc. */
+static void *scratch_alloc(size_t n, int *shared) {
+  *shared = 0;
+#if COLLRT_SMPI
+  const char *fold = getenv("COLLRT_SMPI_SHARED_SCRATCH");
+  if (fold && !strcmp(fold, "1")) {
+    *shared = 1;
+    return SMPI_SHARED_MALLOC(n);
+  }
+#endif
+  return malloc(n);
+}
+
+static void scratch_free(void *p, int shared) {
+#if COLLRT_SMPI
+  if (shared) {
+    SMPI_SHARED_FREE(p);
+    return;
+  }
+#endif
+  (void)shared;
+  free(p);
+}
 
 /* Byte-level view of the user's arguments, the input of expansion. */
 typedef struct bind_args {
@@ -402,7 +435,8 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     size_t n = c->steps.count;
     c->buf[COLLRT_BUF_SEND] = (uint8_t *)(uintptr_t)a->sendbuf;
     c->buf[COLLRT_BUF_RECV] = a->recvbuf;
-    c->buf[COLLRT_BUF_SCRATCH] = malloc(c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1);
+    c->buf[COLLRT_BUF_SCRATCH] = scratch_alloc(
+        c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1, &c->scratch_shared);
     /* Requests in flight never exceed the FIFO windows (unless a window is
      * unbounded), nor copies under way the copy steps: size the engine's
      * arrays by that, not by every step. */
@@ -674,7 +708,7 @@ void collrt_coll_free(collrt_coll_t *c) {
         MPI_Type_free(&c->dtype[i]);
   free(c->dtype);
   collrt_steps_free(&c->steps);
-  free(c->buf[COLLRT_BUF_SCRATCH]);
+  scratch_free(c->buf[COLLRT_BUF_SCRATCH], c->scratch_shared);
   free(c->reqs);
   free(c->req_step);
   free(c->indices);

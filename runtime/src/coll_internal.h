@@ -34,6 +34,7 @@ struct collrt_coll {
   MPI_Comm comm; /* the user's communicator (not owned) */
   int rank, size;
   unsigned flags;
+  int scratch_shared; /* scratch from SMPI_SHARED_MALLOC (bind.c) */
   int nfifos;
   MPI_Comm fifo_comm[COLLRT_MAX_FIFOS]; /* one private duplicate per FIFO */
   uint8_t *buf[COLLRT_BUF_COUNT_];      /* send, receive, scratch (owned) */

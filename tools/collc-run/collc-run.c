@@ -44,7 +44,8 @@
  *   --shared-bufs  (SMPI build only) allocate the buffers with
  *                  SMPI_SHARED_MALLOC, which folds every rank's buffers onto
  *                  the same memory: timing only, so not with --check or
- *                  --digest. */
+ *                  --digest. The plan's scratch folds too
+ *                  (COLLRT_SMPI_SHARED_SCRATCH, runtime/src/bind.c). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +222,9 @@ static int parse(int argc, char **argv, options_t *o) {
                     "(build/smpi/bin/collc-run)\n");
     return -1;
   }
+#else
+  if (o->shared)
+    setenv("COLLRT_SMPI_SHARED_SCRATCH", "1", 1); /* every rank sets the same */
 #endif
   return 0;
 }
