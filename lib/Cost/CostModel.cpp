@@ -228,12 +228,19 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   auto orders = dimRingsOrders(topo.shape);
   double parts = static_cast<double>(orders.size());
   double p = static_cast<double>(topo.numRanks());
-  double steps = 0;
-  for (int64_t n : topo.shape)
-    steps += static_cast<double>(n / 2);
-  return dimRingsMakespan(orders, topo.shape) * p * static_cast<double>(bytes) / parts / 8 *
-             betaUs(net) +
-         steps * 3 * net.alphaUs;
+  double steps = 0, receives = 0;
+  for (int64_t n : topo.shape) {
+    double h = static_cast<double>(n / 2);
+    steps += h;
+    if (h > 0)
+      receives += 2 * (2 * h - 1);
+  }
+  double links = dimRingsMakespan(orders, topo.shape) * p * static_cast<double>(bytes) /
+                 parts / 8 * betaUs(net);
+  // Every part's receives pass through the one rank: their overheads add
+  // up and, for short blocks, outlast the links.
+  double overheads = parts * receives * net.alphaUs;
+  return std::max(links, overheads) + steps * (2 * net.alphaUs + net.hopLatencyUs);
 }
 
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,

@@ -124,10 +124,13 @@ double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape);
 llvm::SmallVector<llvm::SmallVector<int64_t, 3>> dimRingsOrders(llvm::ArrayRef<int64_t> shape);
 
-/// T_dim-rings ≈ makespan·(P·m/parts/8)·β + Σ_d ⌊n_d/2⌋·3α: the fluid
-/// model's makespan in units of one part's ring load, plus about three
-/// message overheads per ring step on the critical path (a forward and a
-/// terminal piece each way); headers are not counted.
+/// T_dim-rings ≈ max(makespan·(P·m/parts/8)·β, parts·R·α) + Σ_d ⌊n_d/2⌋·(2α + L):
+/// the fluid model's makespan in units of one part's ring load, or, for
+/// short blocks, the receive overheads of all R = Σ_d 2(2⌊n_d/2⌋ − 1)
+/// messages per part, whichever is longer; plus the ring steps on the
+/// critical path, each a message overhead each way and a hop (L). Headers
+/// are not counted. Checked against SMPI on 4x4x4: 8 B 118 us (99.3
+/// simulated), 256 B 118 (122.0), 4 KiB 875 (828.6).
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// T_ptp = α + (m + h)·C·β.
