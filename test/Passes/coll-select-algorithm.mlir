@@ -10,11 +10,12 @@
 coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, adaptive = true>}
 
 // Routed dimension by dimension, ties on the even rings overload the +
-// links of a direct exchange; at 4 KiB the balanced schedule wins, and the
-// options it takes follow it.
+// links of a direct exchange; at 4 KiB the neighbour rings of dim-rings win
+// (the balanced schedule next), and the options it takes follow it.
 // CHECK-LABEL: coll.alltoall @alltoall_routed
-// CHECK-SAME: algorithm = #coll.algorithm<"balanced", {fifo_depth = 8 : i64}>
-// REMARK: remark: selected balanced by the cost model
+// CHECK-SAME: algorithm = #coll.algorithm<"dim-rings", {fifo_depth = 8 : i64}>
+// REMARK: remark: selected dim-rings by the cost model
+// REMARK-DAG: note: dim-rings: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
 // REMARK-DAG: note: balanced: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
 // REMARK-DAG: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.25
 coll.alltoall @alltoall_routed {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"auto", {fifo_depth = 8 : i64}>}
