@@ -151,8 +151,12 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                                llvm::ArrayRef<int64_t> shape) {
   // Work of a stage: its ring's per-link load, n_d in units of D/8 (a ring
-  // of 1 has none). Parts in the same dimension share its links equally.
-  auto work = [&](int64_t d) { return shape[d] > 1 ? double(shape[d]) : 0.0; };
+  // of 1 has none). A ring of 2 is all tie: the router sends both halves
+  // the same way, so its one loaded link carries D/2 = 4 units. Parts in
+  // the same dimension share its links equally.
+  auto work = [&](int64_t d) {
+    return shape[d] == 2 ? 4.0 : shape[d] > 1 ? double(shape[d]) : 0.0;
+  };
   size_t np = orders.size(), stages = shape.size();
   std::vector<size_t> stage(np, 0);
   std::vector<double> left(np);
