@@ -89,6 +89,7 @@ constexpr OptionSpec kOptions[] = {
     {"balanced", "seed", OptionSpec::Seed},
     {"balanced", "fifo_depth", OptionSpec::Depth},
     {"dim-rings", "fifo_depth", OptionSpec::Depth},
+    {"dim-rings", "waves", OptionSpec::Positive},
     {"two-phase", "fifo_depth", OptionSpec::Depth},
     {"two-phase", "stages", OptionSpec::Positive},
     {"smp-leader", "fifo_depth", OptionSpec::Depth},

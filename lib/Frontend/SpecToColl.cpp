@@ -31,6 +31,8 @@ static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   if (c.stages)
     options.push_back(
         builder.getNamedAttr("stages", builder.getI64IntegerAttr(*c.stages)));
+  if (c.waves)
+    options.push_back(builder.getNamedAttr("waves", builder.getI64IntegerAttr(*c.waves)));
   if (c.fifoDepth)
     options.push_back(
         builder.getNamedAttr("fifo_depth", builder.getI64IntegerAttr(*c.fifoDepth)));

@@ -73,14 +73,17 @@ namespace {
 /// Sends in flight per part: a step has four, the next step's wait for
 /// their forward pieces anyway.
 constexpr int64_t kDefaultDepth = 16;
+/// Default bound on the scratch per rank (as two-phase's stage budget).
+constexpr int64_t kScratchBudget = 64ll << 20;
 
 /// One part's stages over the dimensions `order`.
 class PartLowering {
 public:
+  /// Bytes [partLo, partLo + partLen) of every block, in `waves` waves.
   PartLowering(ScheduleBuilder &b, int64_t part, ArrayRef<SmallVector<int64_t, 3>> orders,
-               Value lo, Value len, Value base)
-      : b(b), part(part), order(orders[part]), orders(orders.begin(), orders.end()), lo(lo),
-        len(len), base(base) {
+               Value partLo, Value partLen, Value waves, Value base)
+      : b(b), part(part), order(orders[part]), orders(orders.begin(), orders.end()),
+        partLo(partLo), partLen(partLen), waves(waves), base(base) {
     ndims = static_cast<int64_t>(order.size());
     zero = b.c(0);
     one = b.c(1);
@@ -91,13 +94,30 @@ public:
       c.push_back(b.coord(r, d));
     }
     p = b.nodes(ndims);
+    // scratch is laid out for the longest wave
+    lo = partLo;
+    len = b.ceildiv(partLen, waves);
+    wave = zero;
   }
 
-  /// Scratch bytes of this part: the intermediate Out arrays and every
-  /// transit slot.
-  Value scratchBytes() { return b.sub(transitBase(ndims), base); }
 
+  /// Waves run one after the other through the same scratch: wave w's
+  /// receives, and its first copy, wait until wave w − 1 is done.
   void emit() {
+    OpBuilder &builder = b.getBuilder();
+    MLIRContext *ctx = builder.getContext();
+    wave = zero;
+    builder.create<sched::CopyOp>(
+        b.getLoc(), sched::BufferAttr::get(ctx, Buffer::sendbuf), zero,
+        sched::BufferAttr::get(ctx, Buffer::scratch), zero, zero, FlatSymbolRefAttr(),
+        ValueRange(), FlatSymbolRefAttr::get(ctx, "stage"), ValueRange(previousWave().index));
+    OpBuilder::InsertionGuard guard(builder);
+    sched::ForOp loop = b.forLoop(zero, waves);
+    wave = loop.getInductionVar();
+    Value begin = b.floordiv(b.mul(partLen, wave), waves);
+    Value end = b.floordiv(b.mul(partLen, b.add(wave, one)), waves);
+    lo = b.add(partLo, begin);
+    len = b.sub(end, begin);
     for (int64_t k = 0; k < ndims; ++k)
       emitStage(k);
   }
@@ -217,15 +237,21 @@ private:
     return b.rankAt(at, zero);
   }
 
-  ScheduleBuilder::EventRef stageEvent(int64_t k) {
-    return {"stage", {b.c(part), b.c(k)}};
+  ScheduleBuilder::EventRef stageEvent(int64_t k, int64_t of = -1) {
+    return {"stage", {b.c(of < 0 ? part : of), b.add(b.mul(wave, b.c(4)), b.c(k))}};
+  }
+  /// The end of the wave before (its last stage). For the first wave a
+  /// zero-length copy before the loop signals it, so that every wave waits
+  /// the same way (a skipped transfer's signal is satisfied at once).
+  ScheduleBuilder::EventRef previousWave() {
+    return {"stage", {b.c(part), b.add(b.mul(b.sub(wave, one), b.c(4)), b.c(ndims - 1))}};
   }
   /// Both directions' forward pieces of step t: the next step's sends wait
   /// for both, so the two directions of a ring stay in step (one running
   /// ahead let ranks drift apart: 8x8x8 at 4 KiB under SMPI, 13617.3 us
   /// with a wait per direction, 12664.3 us with this one; bound 11983.7).
   ScheduleBuilder::EventRef forwardEvent(int64_t k, Value t) {
-    return {"forward", {b.c(part * 4 + k), t}};
+    return {"forward", {b.c(part * 4 + k), b.add(b.mul(wave, b.c(1 << 20)), t)}};
   }
 
   /// A transfer op with explicit events (the builder's helpers cover the
@@ -261,7 +287,7 @@ private:
       return;
     for (int64_t q = 0; q < static_cast<int64_t>(orders.size()); ++q)
       if (q != part && orders[q][k - 1] == dimOf(k))
-        b.after("stage", {b.c(q), b.c(k - 1)});
+        b.after("stage", stageEvent(k - 1, q).index);
   }
 
   void emitStage(int64_t k) {
@@ -272,14 +298,15 @@ private:
     if (k > 0)
       ready = stageEvent(k - 1);
 
-    // This rank's own items: In_k[y] -> Out_k[y].
-    {
+    // This rank's own items: In_k[y] -> Out_k[y]. The first stage's copy
+    // writes scratch the wave before may still be sending from.
+    auto ownItems = [&](std::optional<ScheduleBuilder::EventRef> wait) {
       OpBuilder::InsertionGuard guard(builder);
       MLIRContext *ctx = builder.getContext();
       auto copy = builder.create<sched::CopyOp>(
           b.getLoc(), sched::BufferAttr(), Value(), sched::BufferAttr(), Value(), Value(),
-          ready ? FlatSymbolRefAttr::get(ctx, ready->name) : FlatSymbolRefAttr(),
-          ready ? ValueRange(ready->index) : ValueRange(),
+          wait ? FlatSymbolRefAttr::get(ctx, wait->name) : FlatSymbolRefAttr(),
+          wait ? ValueRange(wait->index) : ValueRange(),
           FlatSymbolRefAttr::get(ctx, "stage"), ValueRange(stageEvent(k).index));
       builder.setInsertionPointToStart(&copy.getBody().emplaceBlock());
       {
@@ -291,7 +318,8 @@ private:
       sched::ForOp items = b.forLoop(zero, q(k));
       auto [buffer, offset] = outItem(k, y, items.getInductionVar());
       b.segment(buffer, offset, len, /*dst=*/true);
-    }
+    };
+    ownItems(k > 0 ? ready : std::optional<ScheduleBuilder::EventRef>(previousWave()));
 
     OpBuilder::InsertionGuard guard(builder);
     sched::ForOp steps = b.forLoop(one, b.add(h(k), one));
@@ -348,35 +376,39 @@ private:
       transfer<sched::SendOp>(Buffer::scratch, slot, b.mul(count(k, dir, t), len), to,
                               terminalTag, arrived, stageEvent(k));
     }
-    // Receives, all posted up front.
-    {
-      OpBuilder::InsertionGuard branch(builder);
-      b.ifThen(b.lt(t, h(k)));
-      transfer<sched::RecvOp>(Buffer::scratch, transit(k, dir, t),
-                              b.mul(forwardCount(k, dir, t), len), from, forwardTag,
-                              std::nullopt, forwardEvent(k, t));
-    }
+    // Receives, all posted up front (from the second wave on, once the
+    // wave before is done with the scratch they write).
     Value origin = b.mod(b.sub(b.add(y, b.mul(n[d], h(k))), b.mul(sigma, t)), n[d]);
     Value firstItem = first(k, dir, t);
     Value items = count(k, dir, t);
-    if (k < ndims - 1) {
-      transfer<sched::RecvOp>(Buffer::scratch, outItem(k, origin, firstItem).second,
-                              b.mul(items, len), from, terminalTag, std::nullopt,
+    ScheduleBuilder::EventRef wait = previousWave();
+    {
+      {
+        OpBuilder::InsertionGuard branch(builder);
+        b.ifThen(b.lt(t, h(k)));
+        transfer<sched::RecvOp>(Buffer::scratch, transit(k, dir, t),
+                                b.mul(forwardCount(k, dir, t), len), from, forwardTag, wait,
+                                forwardEvent(k, t));
+      }
+      if (k < ndims - 1) {
+        transfer<sched::RecvOp>(Buffer::scratch, outItem(k, origin, firstItem).second,
+                                b.mul(items, len), from, terminalTag, wait, stageEvent(k));
+        return;
+      }
+      transfer<sched::RecvOp>(std::nullopt, Value(), Value(), from, terminalTag, wait,
                               stageEvent(k));
-      return;
+      sched::ForOp each = b.forLoop(firstItem, b.add(firstItem, items));
+      auto [buffer, offset] = outItem(k, origin, each.getInductionVar());
+      b.segment(buffer, offset, len);
     }
-    transfer<sched::RecvOp>(std::nullopt, Value(), Value(), from, terminalTag, std::nullopt,
-                            stageEvent(k));
-    sched::ForOp each = b.forLoop(firstItem, b.add(firstItem, items));
-    auto [buffer, offset] = outItem(k, origin, each.getInductionVar());
-    b.segment(buffer, offset, len);
   }
 
   ScheduleBuilder &b;
   int64_t part, ndims;
   SmallVector<int64_t, 3> order;
   SmallVector<SmallVector<int64_t, 3>> orders; // every part's, for hand-offs
-  Value lo, len, base;
+  Value partLo, partLen, waves, base;
+  Value lo, len, wave; // of the wave being emitted
   Value zero, one, two, r, p;
   SmallVector<Value, 3> n, c;
 };
@@ -405,13 +437,32 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
 
   Value m = b.count(CountArray::recvcount, b.rank());
   Value np = b.c(parts);
+  // Items of scratch per part (each of the part's length): the Out arrays
+  // of every stage but the last, P each, and the transit slots, Q·h·(h − 1)
+  // per stage; the same for every order.
+  Value nodes = b.nodes(static_cast<int64_t>(shape.size()));
+  Value items = b.mul(b.c(static_cast<int64_t>(shape.size()) - 1), nodes);
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    Value h = b.floordiv(b.dim(d), b.c(2));
+    items = b.add(items, b.mul(b.floordiv(nodes, b.dim(d)), b.mul(h, b.sub(h, b.c(1)))));
+  }
+  // Waves: the `waves` option, or as few as keep the scratch within
+  // kScratchBudget (one up to 8x8x8 at 4 KiB; 64 KiB blocks on 40x32x16
+  // need about 130), at most one per byte of the block.
+  Value waves;
+  if (std::optional<int64_t> fixed = op.getAlgorithm().getInt("waves"))
+    waves = b.c(*fixed);
+  else
+    waves = b.max(b.c(1), b.min(b.max(m, b.c(1)),
+                                b.ceildiv(b.mul(items, m), b.c(kScratchBudget))));
   SmallVector<PartLowering, 3> lowerings;
   Value base = b.c(0);
   for (int64_t part = 0; part < parts; ++part) {
     Value lo = b.floordiv(b.mul(m, b.c(part)), np);
     Value hi = b.floordiv(b.mul(m, b.c(part + 1)), np);
-    lowerings.emplace_back(b, part, orders, lo, b.sub(hi, lo), base);
-    base = b.add(base, lowerings.back().scratchBytes());
+    Value len = b.sub(hi, lo);
+    lowerings.emplace_back(b, part, orders, lo, len, waves, base);
+    base = b.add(base, b.mul(items, b.ceildiv(len, waves)));
   }
   builder.create<sched::ScratchOp>(op.getLoc(), base);
 

@@ -88,6 +88,9 @@ struct CollectiveSpec {
   /// two-phase: stage slots at the intermediates (credits); unset = as many
   /// as fit the default budget
   std::optional<int64_t> stages;
+  /// dim-rings: waves run one after the other through one wave's scratch;
+  /// unset = as few as fit the default budget
+  std::optional<int64_t> waves;
 };
 
 struct Spec {

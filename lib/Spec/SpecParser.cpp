@@ -496,7 +496,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     return;
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
-                                       "fifo_depth", "stages"};
+                                       "fifo_depth", "stages", "waves"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order;
   SMLoc seedLoc, blockLoc;
@@ -543,6 +543,14 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                       "; a block needs at least 1 byte");
           else
             coll.blockBytes = *number;
+          return;
+        }
+        if (key == "waves") {
+          if (*number < 1)
+            error(locOf(v, kLoc), "'waves' is " + Twine(*number) +
+                                      "; the exchange needs at least 1 wave");
+          else
+            coll.waves = *number;
           return;
         }
         if (key == "stages") {
