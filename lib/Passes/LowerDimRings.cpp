@@ -26,10 +26,11 @@
 //
 // Within a stage the message of step t to the next rank is split in two:
 // the items that travel on ("forward", sent first) and the items for that
-// rank ("terminal"). Step t+1 waits only for the forward piece of step t,
+// rank ("terminal"). Step t+1 waits only for the forward pieces of step t,
 // so the next hop starts while the terminal piece is still on the wire and
-// the per-message overhead does not idle the links (4x4x4 at 4 KiB under
-// SMPI: 856.9 us unsplit, 823.6 us split; bound 749.0 us).
+// the per-message overhead does not idle the links (a timing-only SMPI
+// program, 4x4x4 at 4 KiB: 856.9 us unsplit, 823.6 us split; this lowering
+// 828.6 us; bound 749.0 us).
 //
 // Layout (per part, items of len_p bytes: bytes [lo_p, lo_p + len_p) of a
 // block). At a rank in stage k over dimension d, after stages D = e_0..e_{k−1}
@@ -42,14 +43,19 @@
 //   is the receive buffer. A forward piece lands in a transit slot of its
 //   own (direction, step), in order of distance, so the next step sends its
 //   two pieces as two contiguous ranges of it.
-// Every receive is posted up front (no buffer is reused), so scratch is
-// (stages − 1)·P·m plus the transit slots, about Q·h² items per stage.
+// Every receive of a wave is posted up front (no buffer is reused within a
+// wave), so a wave's scratch is (stages − 1)·P plus Q·h·(h − 1) per stage
+// items. Waves (the `waves` option, or as few as fit kScratchBudget) split
+// each part's bytes further and run one after the other through the same
+// scratch: a wave's receives and its first copy wait until the wave before
+// is done.
 //
-// Events. forward[p·4 + k, t]: both forward pieces of step t of stage k
-// arrived (step t + 1's sends wait for it). stage[p, k]: every send and
-// terminal receive of stage k, and the copy of the rank's own items, done
-// (stage k + 1 starts on it; so does a part that takes over stage k's
-// dimension: the hand-off). Every lock-step rule here was measured: without
+// Events (w the wave). forward[p·4 + k, w·2^20 + t]: both forward pieces
+// of step t of stage k arrived (step t + 1's sends wait for it).
+// stage[p, w·4 + k]: every send and terminal receive of stage k, and the
+// copy of the rank's own items, done (stage k + 1 starts on it; so does a
+// part that takes over stage k's dimension: the hand-off; the next wave's
+// receives wait for the last stage's). Every lock-step rule here was measured: without
 // them the ranks of 8x8x8 drift apart stage by stage (see forwardEvent).
 //
 //===----------------------------------------------------------------------===//
