@@ -193,12 +193,14 @@ double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> ord
   }
 }
 
-llvm::SmallVector<llvm::SmallVector<int64_t, 3>> collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
+collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
   llvm::SmallVector<int64_t, 3> active, idle;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
     (shape[d] > 1 ? active : idle).push_back(d);
-  if (active.empty())
-    active.push_back(0), idle.erase(idle.begin());
+  if (active.empty()) { // every extent 1: one part, over dimension 0
+    active.push_back(0);
+    idle.erase(idle.begin());
+  }
   // every permutation of the active dimensions, then the idle ones
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> perms;
   llvm::SmallVector<int64_t, 3> perm = active;
@@ -208,17 +210,16 @@ llvm::SmallVector<llvm::SmallVector<int64_t, 3>> collc::dimRingsOrders(llvm::Arr
     perms.push_back(order);
   } while (std::next_permutation(perm.begin(), perm.end()));
   size_t np = active.size();
-  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> best, trial(np);
-  double bestTime = 1e300;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> trial(np);
+  DimRingsOrders best;
+  best.makespan = 1e300;
   std::vector<size_t> pick(np, 0);
   for (;;) {
     for (size_t p = 0; p < np; ++p)
       trial[p] = perms[pick[p]];
     double t = dimRingsMakespan(trial, shape);
-    if (t < bestTime - 1e-9) {
-      bestTime = t;
-      best = trial;
-    }
+    if (t < best.makespan - 1e-9)
+      best = {trial, t};
     size_t p = 0;
     while (p < np && ++pick[p] == perms.size())
       pick[p++] = 0;
@@ -229,8 +230,8 @@ llvm::SmallVector<llvm::SmallVector<int64_t, 3>> collc::dimRingsOrders(llvm::Arr
 
 double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
-  auto orders = dimRingsOrders(topo.shape);
-  double parts = static_cast<double>(orders.size());
+  DimRingsOrders chosen = dimRingsOrders(topo.shape);
+  double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
   double steps = 0, receives = 0;
   for (int64_t n : topo.shape) {
@@ -239,7 +240,7 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
     if (h > 0)
       receives += 2 * (2 * h - 1);
   }
-  double links = dimRingsMakespan(orders, topo.shape) * p * static_cast<double>(bytes) /
+  double links = chosen.makespan * p * static_cast<double>(bytes) /
                  parts / 8 * betaUs(net);
   // Every part's receives pass through the one rank: their overheads add
   // up and, for short blocks, outlast the links.

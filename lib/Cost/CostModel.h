@@ -122,7 +122,11 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// each a permutation of all dimensions) with the shortest makespan.
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape);
-llvm::SmallVector<llvm::SmallVector<int64_t, 3>> dimRingsOrders(llvm::ArrayRef<int64_t> shape);
+struct DimRingsOrders {
+  llvm::SmallVector<llvm::SmallVector<int64_t, 3>> orders;
+  double makespan = 0; // of these orders, in units of one part's D/8
+};
+DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape);
 
 /// T_dim-rings ≈ max(makespan·(P·m/parts/8)·β, parts·R·α) + Σ_d ⌊n_d/2⌋·(2α + L):
 /// the fluid model's makespan in units of one part's ring load, or, for

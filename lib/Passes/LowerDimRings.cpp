@@ -45,7 +45,7 @@
 //   two pieces as two contiguous ranges of it.
 // Every receive of a wave is posted up front (no buffer is reused within a
 // wave), so a wave's scratch is (stages − 1)·P plus Q·h·(h − 1) per stage
-// items. Waves (the `waves` option, or as few as fit kScratchBudget) split
+// items. Waves (the `waves` option, or as few as fit kScratchBudgetBytes) split
 // each part's bytes further and run one after the other through the same
 // scratch: a wave's receives and its first copy wait until the wave before
 // is done.
@@ -79,8 +79,13 @@ namespace {
 /// Sends in flight per part: a step has four, the next step's wait for
 /// their forward pieces anyway.
 constexpr int64_t kDefaultDepth = 16;
-/// Default bound on the scratch per rank (as two-phase's stage budget).
-constexpr int64_t kScratchBudget = 64ll << 20;
+
+/// Transit items of one stage over a ring of n, both directions: Q·h·(h − 1)
+/// (Q = P/n items per distance, slots of h − t items for steps t < h).
+Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
+  Value h = b.floordiv(n, b.c(2));
+  return b.mul(b.floordiv(nodes, n), b.mul(h, b.sub(h, b.c(1))));
+}
 
 /// One part's stages over the dimensions `order`.
 class PartLowering {
@@ -100,12 +105,7 @@ public:
       c.push_back(b.coord(r, d));
     }
     p = b.nodes(ndims);
-    // scratch is laid out for the longest wave
-    lo = partLo;
-    len = b.ceildiv(partLen, waves);
-    wave = zero;
   }
-
 
   /// Waves run one after the other through the same scratch: wave w's
   /// receives, and its first copy, wait until wave w − 1 is done.
@@ -135,15 +135,10 @@ private:
   Value even(int64_t k) { return b.eq(b.mod(n[dimOf(k)], two), zero); }
   /// Items of one Out array: P.
   Value outBase(int64_t k) { return b.add(base, b.mul(b.mul(b.c(k), p), len)); }
-  /// Transit items of stage k, both directions: Q·h·(h − 1).
-  Value transitItems(int64_t k) {
-    Value hk = h(k);
-    return b.mul(q(k), b.mul(hk, b.sub(hk, one)));
-  }
   Value transitBase(int64_t k) {
     Value at = b.mul(b.mul(b.c(ndims - 1), p), len);
     for (int64_t i = 0; i < k; ++i)
-      at = b.add(at, b.mul(transitItems(i), len));
+      at = b.add(at, b.mul(transitItemsOf(b, p, n[dimOf(i)]), len));
     return b.add(base, at);
   }
   /// The slot of the forward piece received at step t (1-based) of stage k,
@@ -211,10 +206,7 @@ private:
     int64_t d = dimOf(k);
     t[d] = j;
     if (k == 0) {
-      SmallVector<Value, 3> at(ndims);
-      for (int64_t i = 0; i < ndims; ++i)
-        at[i] = t[i];
-      Value dst = b.rankAt(at, zero);
+      Value dst = b.rankAt(t, zero); // every digit of t: s is this rank
       return {Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dst), lo)};
     }
     int64_t prev = dimOf(k - 1);
@@ -414,7 +406,7 @@ private:
   SmallVector<int64_t, 3> order;
   SmallVector<SmallVector<int64_t, 3>> orders; // every part's, for hand-offs
   Value partLo, partLen, waves, base;
-  Value lo, len, wave; // of the wave being emitted
+  Value lo, len, wave; // of the wave being emitted (set by emit())
   Value zero, one, two, r, p;
   SmallVector<Value, 3> n, c;
 };
@@ -433,7 +425,7 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
              << d << " does not wrap (use algorithm: direct or balanced)";
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
-  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape);
+  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape).orders;
   int64_t parts = static_cast<int64_t>(orders.size());
   MLIRContext *ctx = op.getContext();
   SmallVector<sched::FifoAttr> fifos(parts,
@@ -448,19 +440,17 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
   // per stage; the same for every order.
   Value nodes = b.nodes(static_cast<int64_t>(shape.size()));
   Value items = b.mul(b.c(static_cast<int64_t>(shape.size()) - 1), nodes);
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    Value h = b.floordiv(b.dim(d), b.c(2));
-    items = b.add(items, b.mul(b.floordiv(nodes, b.dim(d)), b.mul(h, b.sub(h, b.c(1)))));
-  }
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    items = b.add(items, transitItemsOf(b, nodes, b.dim(d)));
   // Waves: the `waves` option, or as few as keep the scratch within
-  // kScratchBudget (one up to 8x8x8 at 4 KiB; 64 KiB blocks on 40x32x16
+  // kScratchBudgetBytes (one up to 8x8x8 at 4 KiB; 64 KiB blocks on 40x32x16
   // need about 130), at most one per byte of the block.
   Value waves;
   if (std::optional<int64_t> fixed = op.getAlgorithm().getInt("waves"))
     waves = b.c(*fixed);
   else
     waves = b.max(b.c(1), b.min(b.max(m, b.c(1)),
-                                b.ceildiv(b.mul(items, m), b.c(kScratchBudget))));
+                                b.ceildiv(b.mul(items, m), b.c(kScratchBudgetBytes))));
   SmallVector<PartLowering, 3> lowerings;
   Value base = b.c(0);
   for (int64_t part = 0; part < parts; ++part) {

@@ -18,7 +18,7 @@
 //     (Q·m bytes) each, reused round robin; the receive of arrival i into
 //     the slot of arrival i−S waits until every forward out of it completed
 //     (`freed[i−S]`, an event signalled Q−1 times): credits. S is the
-//     `stages` option, or as many as fit kStageBudget bytes (at least 1, at
+//     `stages` option, or as many as fit kScratchBudgetBytes (at least 1, at
 //     most the n_L−1 arrivals), computed at bind from the block size: 64 KiB
 //     blocks on a 40x32x16 torus (line X, plane 32x16) stage 32 MiB per
 //     arrival, so the default keeps 2 of them, 64 MiB.
@@ -43,8 +43,6 @@ using sched::CountArray;
 namespace {
 
 constexpr int64_t kDefaultDepth = 16;
-/// Default bound on the staged bytes per rank.
-constexpr int64_t kStageBudget = 64ll << 20;
 
 /// The paper's rule: the dimension whose removal leaves a symmetric plane
 /// (all other extents equal) if it differs from them, else the longest.
@@ -121,7 +119,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
   Value slots =
       stages ? b.min(b.c(*stages), b.max(arrivals, one))
              : b.max(one, b.min(arrivals,
-                                b.floordiv(b.c(kStageBudget), b.max(stageBytes, one))));
+                                b.floordiv(b.c(kScratchBudgetBytes), b.max(stageBytes, one))));
   // A plane of one rank stages nothing (its block goes straight to the
   // receive buffer) and so frees nothing: no slot is ever reused.
   slots = b.select(b.eq(planeSize, one), b.max(arrivals, one), slots);

@@ -235,6 +235,11 @@ llvm::SmallVector<OpTy> opsWithAlgorithm(mlir::ModuleOp module,
   return ops;
 }
 
+/// The default bound on a plan's scratch per rank, for schedules that stage
+/// a share of P·m bytes (two-phase's stage slots, dim-rings' waves): 64 KiB
+/// blocks on a 40x32x16 torus still fit, in two slots or in waves.
+constexpr int64_t kScratchBudgetBytes = 64ll << 20;
+
 /// The FIFO of a pipeline stage whose receiver knows its sender's order:
 /// `depth` sends in flight and twice that many windowed receives (a receiver
 /// a little ahead of its sender absorbs jitter; measured: 8 KiB in 8-byte
