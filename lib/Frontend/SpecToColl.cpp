@@ -13,9 +13,11 @@ static int64_t picoseconds(double value, double perUnit) {
   return static_cast<int64_t>(std::llround(value * perUnit));
 }
 
+/// Fails (with a diagnostic at `loc`) when the spec names an algorithm and
+/// an option it does not take: the dialect's one option table decides.
 template <typename OpTy>
-static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
-                    StringRef name, coll::TopologyAttr topology) {
+static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
+                             StringRef name, coll::TopologyAttr topology) {
   const CollectiveSpec &c = spec.collective;
   // The spec's algorithm options travel with the algorithm; with "auto",
   // selection keeps those the chosen algorithm takes.
@@ -36,12 +38,15 @@ static void buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   if (c.fifoDepth)
     options.push_back(
         builder.getNamedAttr("fifo_depth", builder.getI64IntegerAttr(*c.fifoDepth)));
-  auto algorithm = coll::AlgorithmAttr::get(
-      builder.getContext(), c.algorithm,
+  auto algorithm = coll::AlgorithmAttr::getChecked(
+      [&] { return emitError(loc); }, builder.getContext(), StringRef(c.algorithm),
       options.empty() ? DictionaryAttr() : builder.getDictionaryAttr(options));
+  if (!algorithm)
+    return failure();
   builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
                        builder.getI64IntegerAttr(c.minBytes.value_or(c.maxBytes.value_or(4096))),
                        builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm);
+  return success();
 }
 
 OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
@@ -58,16 +63,19 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       picoseconds(t.network.betaNsPerByte, 1e3),
       picoseconds(t.network.copyNsPerByte, 1e3),
       t.routing == Routing::Adaptive, t.fabric == Fabric::Switch);
+  LogicalResult built = failure();
   switch (spec.collective.kind) {
   case CollectiveKind::Alltoall:
-    buildOp<coll::AlltoallOp>(builder, loc, spec, name, topology);
+    built = buildOp<coll::AlltoallOp>(builder, loc, spec, name, topology);
     break;
   case CollectiveKind::Alltoallv:
-    buildOp<coll::AlltoallvOp>(builder, loc, spec, name, topology);
+    built = buildOp<coll::AlltoallvOp>(builder, loc, spec, name, topology);
     break;
   case CollectiveKind::Allgatherv:
-    buildOp<coll::AllgathervOp>(builder, loc, spec, name, topology);
+    built = buildOp<coll::AllgathervOp>(builder, loc, spec, name, topology);
     break;
   }
+  if (failed(built))
+    return nullptr;
   return module;
 }

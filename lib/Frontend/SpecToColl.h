@@ -8,7 +8,9 @@
 
 namespace collc {
 
-/// A module holding the spec's collective as one coll op named `name`.
+/// A module holding the spec's collective as one coll op named `name`; null
+/// (after a diagnostic at `loc`) when the spec gives its algorithm an option
+/// that algorithm does not take.
 mlir::OwningOpRef<mlir::ModuleOp> buildCollModule(const Spec &spec,
                                                   llvm::StringRef name,
                                                   mlir::MLIRContext *context,

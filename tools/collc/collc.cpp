@@ -311,7 +311,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     module = buildCollModule(
         *spec, sanitizeSymbol(llvm::sys::path::stem(inputFilename)), &context,
         FileLineColLoc::get(&context, inputFilename, line, column));
-    if (report && module) {
+    if (!module)
+      return failure();
+    if (report) {
       pristine = module->clone();
       for (const AlgorithmEstimate &estimate : estimateAlgorithms(*spec))
         candidates.push_back(estimate.algorithm);
