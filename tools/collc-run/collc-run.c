@@ -93,6 +93,12 @@ static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
   memset(b, 0, sizeof *b);
   if (wl_init(&b->w, op, comm, o->bytes, o->dist, o->seed))
     return -1;
+#if COLLRT_SMPI
+  /* the plan's scratch folds with the buffers (runtime/src/bind.c); every
+   * rank sets the same value in the one process */
+  if (o->shared)
+    setenv("COLLRT_SMPI_SHARED_SCRATCH", "1", 1);
+#endif
   b->send = BUF_ALLOC(o->shared, b->w.send_len + 1);
   b->recv = BUF_ALLOC(o->shared, b->w.recv_len + 1);
   /* --native-only: the native collective writes straight into recv */
@@ -222,9 +228,6 @@ static int parse(int argc, char **argv, options_t *o) {
                     "(build/smpi/bin/collc-run)\n");
     return -1;
   }
-#else
-  if (o->shared)
-    setenv("COLLRT_SMPI_SHARED_SCRATCH", "1", 1); /* every rank sets the same */
 #endif
   return 0;
 }
