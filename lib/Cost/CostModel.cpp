@@ -88,15 +88,95 @@ MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
   return best;
 }
 
+double collc::productAlltoallLoad(const TopologySpec &topo,
+                                  llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
+                                  int64_t cores) {
+  double members = 1;
+  for (const auto &set : sets)
+    members *= static_cast<double>(set.size());
+  bool adaptive = topo.routing == Routing::Adaptive;
+  double worst = 0;
+  for (size_t d = 0; d < sets.size(); ++d) {
+    int64_t n = topo.shape[d];
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    // load[2·i + dir]: the link from coordinate i one step + (dir 0) or −
+    std::vector<double> load(2 * static_cast<size_t>(n), 0.0);
+    auto route = [&](int64_t from, int64_t hops, int dir, double weight) {
+      for (int64_t h = 0, at = from; h < hops; ++h) {
+        int64_t link = dir == 0 ? at : (at - 1 + n) % n; // the link's lower end
+        load[2 * static_cast<size_t>(link) + dir] += weight;
+        at = (at + (dir == 0 ? 1 : -1) + n) % n;
+      }
+    };
+    for (int64_t a : sets[d])
+      for (int64_t b : sets[d]) {
+        if (a == b)
+          continue;
+        int64_t up = ((b - a) % n + n) % n, down = n - up;
+        if (!wraps)
+          route(a, std::abs(b - a), b > a ? 0 : 1, 1.0);
+        else if (up < down)
+          route(a, up, 0, 1.0);
+        else if (down < up)
+          route(a, down, 1, 1.0);
+        else if (adaptive) {
+          route(a, up, 0, 0.5);
+          route(a, down, 1, 0.5);
+        } else {
+          route(a, up, 0, 1.0);
+        }
+      }
+    double ring = *std::max_element(load.begin(), load.end());
+    worst = std::max(worst, ring * members / static_cast<double>(sets[d].size()));
+  }
+  return worst * static_cast<double>(cores * cores);
+}
+
 double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
   double p = static_cast<double>(topo.numRanks());
   double m = static_cast<double>(bytes);
-  double c = contention(topo);
-  double messages = static_cast<double>(rows.width + rows.height - 2);
-  return messages * (net.alphaUs + static_cast<double>(net.headerBytes) * c * betaUs(net)) +
-         2 * p * m * c * betaUs(net) + p * m * net.copyNsPerByte * 1e-3;
+  double h = static_cast<double>(net.headerBytes);
+  double pvx = static_cast<double>(rows.width), pvy = static_cast<double>(rows.height);
+  double rowLoad, colLoad;
+  if (topo.fabric == Fabric::Switch) {
+    // a node's link carries its C ranks' messages to the other nodes
+    double c = static_cast<double>(topo.ranksPerNode);
+    rowLoad = c * (pvx - c);
+    colLoad = c * (pvy - 1);
+  } else {
+    // rows: the dimensions before rows.dims whole, a segment of that one;
+    // columns: the segment's multiples there and every later dimension
+    llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> row, col;
+    for (size_t d = 0; d < topo.shape.size(); ++d) {
+      llvm::SmallVector<int64_t, 8> all, first{0};
+      for (int64_t i = 0; i < topo.shape[d]; ++i)
+        all.push_back(i);
+      if (d < rows.dims) {
+        row.push_back(all);
+        col.push_back(first);
+      } else if (d > rows.dims) {
+        row.push_back(first);
+        col.push_back(all);
+      } else {
+        int64_t segment = topo.shape[d] / rows.parts;
+        llvm::SmallVector<int64_t, 8> within, spaced;
+        for (int64_t i = 0; i < segment; ++i)
+          within.push_back(i);
+        for (int64_t i = 0; i < topo.shape[d]; i += segment)
+          spaced.push_back(i);
+        row.push_back(within);
+        col.push_back(spaced);
+      }
+    }
+    rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
+    colLoad = productAlltoallLoad(topo, col, 1);
+  }
+  double messages = pvx + pvy - 2;
+  return messages * net.alphaUs +
+         (rowLoad * (pvy * m + h) + colLoad * (pvx * m + h)) * betaUs(net) +
+         p * m * net.copyNsPerByte * 1e-3;
 }
 
 double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,

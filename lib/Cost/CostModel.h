@@ -87,11 +87,30 @@ struct MeshRows {
 };
 MeshRows vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode);
 
-/// T_vmesh ≈ (Pvx + Pvy − 2)·(α + h·C·β) + 2·P·m·C·β + P·m·γ: seed 000's
-/// eq. 4 with one message per row and column peer, every byte crossing the
-/// network twice and re-sorted once on the intermediate. Its `proto` (a
-/// per-block size header) is 0 here: block sizes are known at bind (alltoall)
-/// or exchanged once per bind (alltoallv).
+/// Messages on the busiest directed link when every rank of a product set
+/// of nodes S = S_0 × … × S_{D−1} (S_d: the coordinates it takes along
+/// dimension d, `cores` ranks on each node) sends one message to every
+/// other rank of S, routed as the topology routes: dimension by dimension,
+/// the shorter way round a wrapped dimension (a tie at half an even ring +
+/// under dimension-order routing, half each way when adaptive). A flow
+/// crosses dimension d at the coordinates (destination's before d, source's
+/// after d), so a d link carries |S|/|S_d| times the load of the alltoall
+/// among S_d on its ring, times cores² flows per node pair.
+double productAlltoallLoad(const TopologySpec &topo,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
+                           int64_t cores);
+
+/// T_vmesh ≈ (Pvx + Pvy − 2)·α + (L_row·(Pvy·m + h) + L_col·(Pvx·m + h))·β
+/// + P·m·γ: seed 000's eq. 4 with one message per row and column peer, every
+/// byte crossing the network twice and re-sorted once on the intermediate.
+/// L_row and L_col are the busiest link's messages in each phase
+/// (productAlltoallLoad over the rows' and the columns' node sets): on an
+/// asymmetric torus the two phases load different dimensions (8×4×4: rows
+/// on the x rings, columns on y and z), which one contention for the whole
+/// torus overstated by 25%. Behind a switch both phases load a node's link
+/// with its C ranks' messages. Its `proto` (a per-block size header) is 0
+/// here: block sizes are known at bind (alltoall) or exchanged once per bind
+/// (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
