@@ -82,24 +82,8 @@ struct OptionSpec {
   enum Kind { Order, Seed, Positive, Depth } kind;
 };
 constexpr OptionSpec kOptions[] = {
-    {"direct", "order", OptionSpec::Order},
-    {"direct", "seed", OptionSpec::Seed},
-    {"direct", "fifo_depth", OptionSpec::Depth},
-    {"balanced", "order", OptionSpec::Order},
-    {"balanced", "seed", OptionSpec::Seed},
-    {"balanced", "fifo_depth", OptionSpec::Depth},
-    {"dim-rings", "fifo_depth", OptionSpec::Depth},
-    {"dim-rings", "waves", OptionSpec::Positive},
-    {"two-phase", "fifo_depth", OptionSpec::Depth},
-    {"two-phase", "stages", OptionSpec::Positive},
-    {"smp-leader", "fifo_depth", OptionSpec::Depth},
-    {"vmesh", "fifo_depth", OptionSpec::Depth},
-    {"smp-all-cores", "fifo_depth", OptionSpec::Depth},
-    {"planned", "fifo_depth", OptionSpec::Depth},
-    {"blocked-ring", "block_bytes", OptionSpec::Positive},
-    {"blocked-ring", "fifo_depth", OptionSpec::Depth},
-    {"smp-blocked-ring", "block_bytes", OptionSpec::Positive},
-    {"smp-blocked-ring", "fifo_depth", OptionSpec::Depth},
+#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION, OptionSpec::KIND},
+#include "dialect/Coll/CollAlgorithms.def"
 };
 } // namespace
 

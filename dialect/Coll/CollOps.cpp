@@ -28,6 +28,38 @@ static LogicalResult verifyCollective(OpTy op) {
   return success();
 }
 
+/// The algorithms of CollAlgorithms.def that lower op `column` (0
+/// alltoall, 1 alltoallv, 2 allgatherv), in the table's order.
+static SmallVector<StringLiteral> supportedBy(int column) {
+  struct Row {
+    StringLiteral name;
+    bool lowers[3];
+  };
+  static constexpr Row rows[] = {
+#define COLL_ALGORITHM(SPELLING, ALLTOALL, ALLTOALLV, ALLGATHERV)                  \
+  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}},
+#include "dialect/Coll/CollAlgorithms.def"
+  };
+  SmallVector<StringLiteral> names;
+  for (const Row &row : rows)
+    if (row.lowers[column])
+      names.push_back(row.name);
+  return names;
+}
+
+ArrayRef<StringLiteral> AlltoallOp::getSupportedAlgorithms() {
+  static const SmallVector<StringLiteral> names = supportedBy(0);
+  return names;
+}
+ArrayRef<StringLiteral> AlltoallvOp::getSupportedAlgorithms() {
+  static const SmallVector<StringLiteral> names = supportedBy(1);
+  return names;
+}
+ArrayRef<StringLiteral> AllgathervOp::getSupportedAlgorithms() {
+  static const SmallVector<StringLiteral> names = supportedBy(2);
+  return names;
+}
+
 LogicalResult AlltoallOp::verify() { return verifyCollective(*this); }
 LogicalResult AlltoallvOp::verify() { return verifyCollective(*this); }
 LogicalResult AllgathervOp::verify() { return verifyCollective(*this); }

@@ -9,8 +9,10 @@ include "mlir/IR/SymbolInterfaces.td"
 // Constraints shared by every collective (verifyCollective in CollOps.cpp):
 //   (C1) min_bytes <= max_bytes, both >= 0
 //   (C2) algorithm is "auto" or one this op supports
-// The algorithm's options are checked by #coll.algorithm (A1-A3).
-class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
+// Which algorithms an op supports, and the options each takes, is the one
+// table of CollAlgorithms.def (the spec parser reads it too); the options
+// are checked by #coll.algorithm (A1-A3).
+class Coll_CollectiveOp<string mnemonic>
     : Coll_Op<mnemonic, [Symbol]> {
   let arguments = (ins
     SymbolNameAttr:$sym_name,
@@ -22,24 +24,21 @@ class Coll_CollectiveOp<string mnemonic, list<string> algorithms>
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Algorithms this op can be lowered with, besides "auto".
-    static llvm::ArrayRef<llvm::StringLiteral> getSupportedAlgorithms() {
-      static constexpr llvm::StringLiteral names[] = {}] # !interleave(!foreach(a, algorithms, "\"" # a # "\""), ", ") # [{};
-      return names;
-    }
+    /// Algorithms this op can be lowered with, besides "auto"
+    /// (CollAlgorithms.def, in its order).
+    static llvm::ArrayRef<llvm::StringLiteral> getSupportedAlgorithms();
   }];
 }
 
-def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall", ["direct", "balanced", "dim-rings", "two-phase", "smp-leader", "vmesh", "smp-all-cores", "planned"]> {
+def Coll_AlltoallOp : Coll_CollectiveOp<"alltoall"> {
   let summary = "personalized all-to-all exchange of equal blocks";
 }
 
-def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv", ["direct", "vmesh", "smp-all-cores", "planned"]> {
+def Coll_AlltoallvOp : Coll_CollectiveOp<"alltoallv"> {
   let summary = "all-to-all exchange with per-pair counts bound at run time";
 }
 
-def Coll_AllgathervOp
-    : Coll_CollectiveOp<"allgatherv", ["direct", "blocked-ring", "smp-blocked-ring"]> {
+def Coll_AllgathervOp : Coll_CollectiveOp<"allgatherv"> {
   let summary = "all-gather of per-rank contributions sized at run time";
 }
 

@@ -23,6 +23,41 @@ using namespace llvm;
 
 namespace {
 
+/// The dialect's table of algorithms (CollAlgorithms.def): the ops each
+/// lowers (0 alltoall, 1 alltoallv, 2 allgatherv) and the options each
+/// takes. The parser reads it rather than keeping lists of its own, so a
+/// spec and the IR agree on what an algorithm is.
+struct AlgorithmRow {
+  StringLiteral name;
+  bool lowers[3];
+};
+constexpr AlgorithmRow kAlgorithms[] = {
+#define COLL_ALGORITHM(SPELLING, ALLTOALL, ALLTOALLV, ALLGATHERV)                  \
+  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}},
+#include "dialect/Coll/CollAlgorithms.def"
+};
+struct OptionRow {
+  StringLiteral algorithm, option;
+};
+constexpr OptionRow kAlgorithmOptions[] = {
+#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION},
+#include "dialect/Coll/CollAlgorithms.def"
+};
+
+bool takesOption(StringRef algorithm, StringRef option) {
+  return algorithm == "auto" || llvm::any_of(kAlgorithmOptions, [&](const OptionRow &row) {
+           return row.algorithm == algorithm && row.option == option;
+         });
+}
+
+/// "a, b or c" (or "a, b and c")
+std::string listOf(ArrayRef<std::string> names, StringRef last = " or ") {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? last.str() : ", ") + names[i];
+  return text;
+}
+
 /// A value the parser keeps with its position for checks that need other
 /// keys (the algorithm is only valid or invalid once 'op' is known).
 template <typename T>
@@ -576,43 +611,40 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   bool opKnown = op.present && op.value;
   StringRef opName = opKnown ? stringifyCollectiveKind(*op.value) : "";
   if (algorithm.present) {
-    bool isRingOp = opKnown && *op.value == CollectiveKind::Allgatherv;
-    bool isAlltoall = opKnown && *op.value == CollectiveKind::Alltoall;
-    bool isAlltoallv = opKnown && *op.value == CollectiveKind::Alltoallv;
-    bool valid = algorithm.value == "auto" || algorithm.value == "direct" ||
-                 ((algorithm.value == "vmesh" || algorithm.value == "smp-all-cores" ||
-                   algorithm.value == "planned") &&
-                  (isAlltoall || isAlltoallv || !opKnown)) ||
-                 ((algorithm.value == "blocked-ring" || algorithm.value == "smp-blocked-ring") &&
-                  (isRingOp || !opKnown)) ||
-                 ((algorithm.value == "balanced" || algorithm.value == "dim-rings" ||
-                   algorithm.value == "two-phase" ||
-                   algorithm.value == "smp-leader") &&
-                  (isAlltoall || !opKnown));
-    if (!valid) {
-      StringRef expected = isRingOp     ? "auto, direct, blocked-ring or smp-blocked-ring"
-                           : isAlltoall ? "auto, direct, balanced, dim-rings, two-phase, smp-leader, vmesh, smp-all-cores or planned"
-                                        : "auto, direct, vmesh, smp-all-cores or planned";
+    // the op's column of the table; an unknown op accepts any algorithm
+    int column = !opKnown                                  ? -1
+                 : *op.value == CollectiveKind::Alltoall  ? 0
+                 : *op.value == CollectiveKind::Alltoallv ? 1
+                                                          : 2;
+    bool valid = algorithm.value == "auto";
+    std::vector<std::string> expected{"auto"};
+    for (const AlgorithmRow &row : kAlgorithms) {
+      bool lowersOp = column < 0 || row.lowers[column];
+      valid |= lowersOp && row.name == algorithm.value;
+      if (lowersOp)
+        expected.push_back(row.name.str());
+    }
+    if (!valid)
       error(algorithm.loc, "unknown algorithm '" + algorithm.value + "'" +
                                (opKnown ? " for " + opName : Twine()) +
-                               " (expected " + expected + ")");
-    } else {
+                               " (expected " + listOf(expected) + ")");
+    else
       coll.algorithm = algorithm.value;
-    }
   }
   if (order.present) {
-    if (order.value != "shift" && order.value != "random")
+    if (order.value != "shift" && order.value != "random") {
       error(order.loc,
             "unknown order '" + order.value + "' (expected shift or random)");
-    else if (coll.algorithm == "blocked-ring" || coll.algorithm == "smp-blocked-ring" ||
-             coll.algorithm == "vmesh" || coll.algorithm == "smp-all-cores" ||
-             coll.algorithm == "planned" ||
-             coll.algorithm == "two-phase" || coll.algorithm == "dim-rings" ||
-             coll.algorithm == "smp-leader")
-      error(seen.lookup("order"), "'order' applies only to the direct and balanced "
-                                  "algorithms, but algorithm is " + coll.algorithm);
-    else
+    } else if (!takesOption(coll.algorithm, "order")) {
+      std::vector<std::string> taking;
+      for (const OptionRow &row : kAlgorithmOptions)
+        if (row.option == "order")
+          taking.push_back(row.algorithm.str());
+      error(seen.lookup("order"), "'order' applies only to the " + listOf(taking, " and ") +
+                                      " algorithms, but algorithm is " + coll.algorithm);
+    } else {
       coll.order = order.value;
+    }
   }
   std::string effectiveOrder =
       order.present ? order.value
@@ -625,9 +657,9 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
                       "algorithm of allgatherv, but op is " +
                           opName);
-    else if (coll.algorithm == "direct")
+    else if (!takesOption(coll.algorithm, "block_bytes"))
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
-                      "algorithm, but algorithm is direct");
+                      "algorithms, but algorithm is " + coll.algorithm);
   }
   if (opKnown) {
     coll.kind = *op.value;
