@@ -37,6 +37,18 @@ double collc::contention(const TopologySpec &topo, bool balanced) {
   return worst * static_cast<double>(topo.ranksPerNode);
 }
 
+/// C of the balanced schedule: contention(topo, balanced) but for rings
+/// of 2, where a tie's detour would start at the destination itself, so
+/// both halves take the router's one link (collc --report on a [2] torus:
+/// the same hottest link as the direct exchange, one message more).
+static double balancedContention(const TopologySpec &topo) {
+  double c = contention(topo, /*balanced=*/true);
+  for (size_t d = 0; d < topo.shape.size(); ++d)
+    if (topo.shape[d] == 2 && hasTies(topo, d))
+      c = std::max(c, 0.5 * static_cast<double>(topo.ranksPerNode)); // (2 + 2)/8
+  return c;
+}
+
 int64_t collc::tieBlocks(const TopologySpec &topo) {
   int64_t untied = 1;
   for (size_t d = 0; d < topo.shape.size(); ++d)
@@ -220,7 +232,7 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   double t = static_cast<double>(tieBlocks(topo));
-  double c = contention(topo, /*balanced=*/true);
+  double c = balancedContention(topo);
   // tie blocks travel as two halves, each with its own message and header
   return (p + 2 * t) * net.alphaUs +
          c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
@@ -431,7 +443,7 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     // Only where ties exist does balancing change anything.
     if (alltoall && tieBlocks(topo) > 0 && !smp)
       add("balanced", balancedAlltoallUs(topo, base.bytes)).contention =
-          contention(topo, /*balanced=*/true);
+          balancedContention(topo);
     if (smp && topo.numNodes() > 1)
       add("smp-all-cores", smpAllCoresAlltoallUs(topo, base.bytes));
     if (smp && topo.numNodes() > 1)
