@@ -1,5 +1,6 @@
 //===- CollDialect.cpp - coll dialect and the topology attribute ----------===//
 #include "dialect/Coll/CollDialect.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "dialect/Coll/CollOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -75,23 +76,8 @@ int64_t TopologyAttr::getLongestDim() const {
   return longest;
 }
 
-namespace {
-/// The options each algorithm takes (constraint A2) and their kind (A3).
-struct OptionSpec {
-  llvm::StringLiteral algorithm, option;
-  enum Kind { Order, Seed, Positive, Depth } kind;
-};
-constexpr OptionSpec kOptions[] = {
-#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION, OptionSpec::KIND},
-#include "dialect/Coll/CollAlgorithms.def"
-};
-} // namespace
-
 bool AlgorithmAttr::takes(StringRef algorithm, StringRef option) {
-  for (const OptionSpec &o : kOptions)
-    if (o.option == option && (algorithm == "auto" || o.algorithm == algorithm))
-      return true;
-  return false;
+  return collc::algorithms::takesOption(algorithm, option);
 }
 
 LogicalResult
@@ -111,23 +97,23 @@ AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!takes(name, key))
       return emitError() << "(A2) algorithm " << name
                          << " takes no option '" << key << "'";
-    for (const OptionSpec &o : kOptions) {
+    for (const collc::algorithms::OptionRow &o : collc::algorithms::kOptions) {
       if (o.option != key)
         continue;
       auto str = llvm::dyn_cast<StringAttr>(option.getValue());
       auto num = llvm::dyn_cast<IntegerAttr>(option.getValue());
       int64_t v = num ? num.getValue().getSExtValue() : 0;
-      if (o.kind == OptionSpec::Order) {
+      if (o.kind == collc::algorithms::OptionKind::Order) {
         if (!str || (str.getValue() != "shift" && str.getValue() != "random"))
           return emitError() << "(A3) order must be \"shift\" or \"random\", got "
                              << option.getValue();
       } else if (!num) {
         return emitError() << "(A3) " << key << " must be an integer, got "
                            << option.getValue();
-      } else if (o.kind == OptionSpec::Positive && v < 1) {
+      } else if (o.kind == collc::algorithms::OptionKind::Positive && v < 1) {
         return emitError() << "(A3) " << key << " is " << v
                            << "; it must be >= 1";
-      } else if (o.kind == OptionSpec::Depth && (v < 1 || v > 65535)) {
+      } else if (o.kind == collc::algorithms::OptionKind::Depth && (v < 1 || v > 65535)) {
         return emitError() << "(A3) " << key << " is " << v
                            << "; it must be in [1, 65535]";
       }

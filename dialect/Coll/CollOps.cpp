@@ -1,5 +1,6 @@
 //===- CollOps.cpp - coll operation verifiers -----------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "dialect/Coll/CollAlgorithms.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -31,17 +32,8 @@ static LogicalResult verifyCollective(OpTy op) {
 /// The algorithms of CollAlgorithms.def that lower op `column` (0
 /// alltoall, 1 alltoallv, 2 allgatherv), in the table's order.
 static SmallVector<StringLiteral> supportedBy(int column) {
-  struct Row {
-    StringLiteral name;
-    bool lowers[3];
-  };
-  static constexpr Row rows[] = {
-#define COLL_ALGORITHM(SPELLING, ALLTOALL, ALLTOALLV, ALLGATHERV)                  \
-  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}},
-#include "dialect/Coll/CollAlgorithms.def"
-  };
   SmallVector<StringLiteral> names;
-  for (const Row &row : rows)
+  for (const collc::algorithms::AlgorithmRow &row : collc::algorithms::kAlgorithms)
     if (row.lowers[column])
       names.push_back(row.name);
   return names;

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Spec/Spec.h"
 
+#include "dialect/Coll/CollAlgorithms.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
@@ -22,33 +24,6 @@ using namespace collc;
 using namespace llvm;
 
 namespace {
-
-/// The dialect's table of algorithms (CollAlgorithms.def): the ops each
-/// lowers (0 alltoall, 1 alltoallv, 2 allgatherv) and the options each
-/// takes. The parser reads it rather than keeping lists of its own, so a
-/// spec and the IR agree on what an algorithm is.
-struct AlgorithmRow {
-  StringLiteral name;
-  bool lowers[3];
-};
-constexpr AlgorithmRow kAlgorithms[] = {
-#define COLL_ALGORITHM(SPELLING, ALLTOALL, ALLTOALLV, ALLGATHERV)                  \
-  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}},
-#include "dialect/Coll/CollAlgorithms.def"
-};
-struct OptionRow {
-  StringLiteral algorithm, option;
-};
-constexpr OptionRow kAlgorithmOptions[] = {
-#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION},
-#include "dialect/Coll/CollAlgorithms.def"
-};
-
-bool takesOption(StringRef algorithm, StringRef option) {
-  return algorithm == "auto" || llvm::any_of(kAlgorithmOptions, [&](const OptionRow &row) {
-           return row.algorithm == algorithm && row.option == option;
-         });
-}
 
 /// "a, b or c" (or "a, b and c")
 std::string listOf(ArrayRef<std::string> names, StringRef last = " or ") {
@@ -618,7 +593,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                                           : 2;
     bool valid = algorithm.value == "auto";
     std::vector<std::string> expected{"auto"};
-    for (const AlgorithmRow &row : kAlgorithms) {
+    for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms) {
       bool lowersOp = column < 0 || row.lowers[column];
       valid |= lowersOp && row.name == algorithm.value;
       if (lowersOp)
@@ -635,9 +610,9 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     if (order.value != "shift" && order.value != "random") {
       error(order.loc,
             "unknown order '" + order.value + "' (expected shift or random)");
-    } else if (!takesOption(coll.algorithm, "order")) {
+    } else if (!algorithms::takesOption(coll.algorithm, "order")) {
       std::vector<std::string> taking;
-      for (const OptionRow &row : kAlgorithmOptions)
+      for (const algorithms::OptionRow &row : algorithms::kOptions)
         if (row.option == "order")
           taking.push_back(row.algorithm.str());
       error(seen.lookup("order"), "'order' applies only to the " + listOf(taking, " and ") +
@@ -657,7 +632,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
                       "algorithm of allgatherv, but op is " +
                           opName);
-    else if (!takesOption(coll.algorithm, "block_bytes"))
+    else if (!algorithms::takesOption(coll.algorithm, "block_bytes"))
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
                       "algorithms, but algorithm is " + coll.algorithm);
   }
