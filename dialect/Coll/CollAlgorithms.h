@@ -27,7 +27,7 @@ inline constexpr AlgorithmRow kAlgorithms[] = {
 };
 
 /// An option an algorithm takes, and what its value must be.
-enum class OptionKind { Order, Seed, Positive, Depth };
+enum class OptionKind { Order, Seed, Positive, Depth, Throttle };
 struct OptionRow {
   llvm::StringLiteral algorithm, option;
   OptionKind kind;
@@ -36,6 +36,26 @@ inline constexpr OptionRow kOptions[] = {
 #define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION, OptionKind::KIND},
 #include "dialect/Coll/CollAlgorithms.def"
 };
+
+/// The values of the `order` option (the direct and balanced exchanges'
+/// step orders), in the order "expected ..." lists them:
+///   shift      step k: rank r sends to r + k, receives from r − k (mod P);
+///   random     the steps k in a shuffled order every rank shares (seeded);
+///   dimension  step k is a translation of the torus: every node sends along
+///              the same offset, the digits of k by dimension (x fastest),
+///              so a step loads every link of a dimension and direction
+///              alike (the schedule side of seed 000's dimension-ordered DR).
+inline constexpr llvm::StringLiteral kOrders[] = {"shift", "random", "dimension"};
+inline bool isOrder(llvm::StringRef value) { return llvm::is_contained(kOrders, value); }
+
+/// The values of the `throttle` option (direct and balanced):
+///   none       the FIFO depth is fifo_depth, or the algorithm's default;
+///   bisection  the FIFO depth is the fewest sends in flight that inject at
+///              the rate the bisection drains (seed 000 eq. 2:
+///              bisectionThrottleDepth in lib/Cost), so the network holds no
+///              more than it can carry.
+inline constexpr llvm::StringLiteral kThrottles[] = {"none", "bisection"};
+inline bool isThrottle(llvm::StringRef value) { return llvm::is_contained(kThrottles, value); }
 
 /// Whether `algorithm` takes `option`; "auto" takes any option some
 /// algorithm takes (selection keeps those the chosen one takes).

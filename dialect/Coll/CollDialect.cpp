@@ -104,9 +104,19 @@ AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       auto num = llvm::dyn_cast<IntegerAttr>(option.getValue());
       int64_t v = num ? num.getValue().getSExtValue() : 0;
       if (o.kind == collc::algorithms::OptionKind::Order) {
-        if (!str || (str.getValue() != "shift" && str.getValue() != "random"))
-          return emitError() << "(A3) order must be \"shift\" or \"random\", got "
-                             << option.getValue();
+        if (!str || !collc::algorithms::isOrder(str.getValue())) {
+          InFlightDiagnostic diag = emitError() << "(A3) order must be one of";
+          for (llvm::StringRef order : collc::algorithms::kOrders)
+            diag << " \"" << order << "\"";
+          return diag << ", got " << option.getValue();
+        }
+      } else if (o.kind == collc::algorithms::OptionKind::Throttle) {
+        if (!str || !collc::algorithms::isThrottle(str.getValue())) {
+          InFlightDiagnostic diag = emitError() << "(A3) throttle must be one of";
+          for (llvm::StringRef value : collc::algorithms::kThrottles)
+            diag << " \"" << value << "\"";
+          return diag << ", got " << option.getValue();
+        }
       } else if (!num) {
         return emitError() << "(A3) " << key << " must be an integer, got "
                            << option.getValue();

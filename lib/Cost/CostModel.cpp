@@ -37,6 +37,17 @@ double collc::contention(const TopologySpec &topo, bool balanced) {
   return worst * static_cast<double>(topo.ranksPerNode);
 }
 
+int64_t collc::bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes) {
+  constexpr double kMaxDepth = 65535; // the largest the format holds (F2)
+  double m = static_cast<double>(std::max<int64_t>(1, bytes));
+  double beta = topo.network.betaNsPerByte;
+  double held = topo.network.alphaUs * 1000 + m * beta; // ns
+  double drained = contention(topo, /*balanced=*/true) * m * beta;
+  if (!(drained > 0))
+    return static_cast<int64_t>(kMaxDepth);
+  return static_cast<int64_t>(std::clamp(std::ceil(held / drained), 1.0, kMaxDepth));
+}
+
 /// C of the balanced schedule: contention(topo, balanced) but for rings
 /// of 2, where a tie's detour would start at the destination itself, so
 /// both halves take the router's one link (collc --report on a [2] torus:

@@ -156,6 +156,13 @@ DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape);
 /// simulated), 256 B 118 (122.0), 4 KiB 875 (828.6).
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
+/// The FIFO depth of `throttle: bisection` (seed 000's throttled direct
+/// exchange): eq. 2 drains the network at m/(C·β) bytes per rank and ns
+/// (C = contention(topo, balanced): the bisection's), and a message holds
+/// its window slot about α + m·β, so ⌈(α + m·β) / (C·m·β)⌉ sends in flight
+/// inject at that rate and no faster. In [1, 65535]; 8x8x8 at 4 KiB: 2.
+int64_t bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes);
+
 /// T_ptp = α + (m + h)·C·β.
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);

@@ -26,8 +26,9 @@
 //   routing function: the maximum link load equals P·M/8 blocks on 4, 4x4x4,
 //   8x8x8, 8x4x4, 16x8x4, 8x8x16 and 4x2x3, against 67% to 89% for direct.)
 //
-// FIFO 0 carries the direct exchange (shift or shared random order, windowed
-// sends and receives as in the direct lowering). Leg j of the detours (the
+// FIFO 0 carries the direct exchange (shift, shared random or dimension
+// order: directStepPeers; windowed sends and receives as in the direct
+// lowering). Leg j of the detours (the
 // message arriving at I_j, or at the destination after I_k) travels on FIFO
 // j, so that a forward waiting for its arrival holds back only forwards of
 // the same leg; receives there are posted up front. A forward waits for its
@@ -210,9 +211,10 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
                         "node; this topology has ")
            << topology.getRanksPerNode()
            << " ranks per node (use algorithm: direct)";
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth = directFifoDepth(op, kDefaultDepth);
   // random by default: the shared shuffled order spreads each step's load
-  bool random = options.getString("order", "random") == "random";
+  StringRef order = options.getString("order", "random");
+  bool random = order == "random";
   int64_t ndims = topology.getShape().size();
   MLIRContext *ctx = op.getContext();
   // FIFO 0: the direct exchange, windowed both ways. FIFO j (1..ndims+1):
@@ -249,8 +251,7 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
         random ? b.c(options.getInt("seed").value_or(1)) : Value();
     sched::ForOp loop = b.forLoop(one, p, seed, /*shared=*/true);
     Value k = loop.getInductionVar();
-    Value dst = b.mod(b.add(r, k), p);
-    Value src = b.mod(b.sub(r, k), p);
+    auto [dst, src] = directStepPeers(b, r, p, k, order, ndims, /*ranksPerNode=*/1);
     b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
            b.select(t.anyTie(src), first, m), src, zero);
     Value sendCount = b.count(CountArray::sendcount, dst);

@@ -7,7 +7,10 @@
 // AR strategy. With order = random the shifts k are visited in a random
 // permutation shared by every rank (seeded by the op's seed alone): each step
 // is still a permutation of the ranks, and a receiver knows which shift comes
-// next. Sends are throttled by the FIFO depth, and since every receiver can
+// next. With order = dimension step k is a translation of the torus: every
+// node sends along the same offset (the digits of k, x fastest), so a step
+// loads all links of a dimension and direction alike (directStepPeers); the
+// plan then needs the topology's exact size. Sends are throttled by the FIFO depth, and since every receiver can
 // reproduce its senders' order, receives are windowed too (recv_depth =
 // send_depth): with every rank's windows at least one step wide, the lowest
 // pending step of all ranks always has its partner posted, so the exchange
@@ -40,8 +43,9 @@ template <typename OpTy>
 void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDirectDepth);
-  bool random = options.getString("order", "shift") == "random";
+  int64_t depth = directFifoDepth(op, kDefaultDirectDepth);
+  StringRef order = options.getString("order", "shift");
+  bool random = order == "random";
   auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/depth);
   createPlanFor(builder, op, collective, "direct", {fifo}, {});
   ScheduleBuilder b(builder, op.getLoc());
@@ -56,8 +60,9 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
       random ? b.c(options.getInt("seed").value_or(1)) : Value();
   sched::ForOp loop = b.forLoop(b.c(1), p, seed, /*shared=*/true);
   Value k = loop.getInductionVar();
-  Value dst = b.mod(b.add(r, k), p);
-  Value src = b.mod(b.sub(r, k), p);
+  coll::TopologyAttr topology = op.getTopology();
+  auto [dst, src] = directStepPeers(b, r, p, k, order, topology.getShape().size(),
+                                    topology.getRanksPerNode());
   b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
          b.count(CountArray::recvcount, src), src, zero);
   if (gather)

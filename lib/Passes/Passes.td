@@ -23,8 +23,10 @@ def CollLowerDirect : Pass<"coll-lower-direct", "mlir::ModuleOp"> {
   let description = [{
     Every rank exchanges with every other rank directly, P-1 steps, peer
     (r + k) mod P at step k; with order = "random" the steps run in a seeded
-    per-rank permutation (BG/L's AR strategy). Sends are throttled by the
-    FIFO depth; all receives are posted up front.
+    permutation every rank shares (BG/L's AR strategy); with order =
+    "dimension" step k is a translation of the torus by the digits of k (x
+    fastest; directStepPeers). Sends and receives are windowed by the FIFO
+    depth.
   }];
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }

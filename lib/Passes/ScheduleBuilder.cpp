@@ -1,6 +1,9 @@
 //===- ScheduleBuilder.cpp - concise construction of sched IR -------------===//
 #include "lib/Passes/ScheduleBuilder.h"
 
+#include "lib/Cost/CostModel.h"
+#include "lib/Passes/Passes.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -20,6 +23,43 @@ Value collc::pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t bet
   Value best = b.isqrt(
       b.floordiv(b.mul(b.c(twoAlphaOverBeta), b.stat(sched::CountStat::sum)), rounds));
   return b.max(b.c(kMinBlockBytes), best);
+}
+
+StepPeers collc::directStepPeers(ScheduleBuilder &b, Value r, Value p, Value k,
+                                 StringRef order, int64_t ndims, int64_t ranksPerNode) {
+  if (order != "dimension")
+    return {b.mod(b.add(r, k), p), b.mod(b.sub(r, k), p)};
+  // One rank a node (the torus schedules): no local arithmetic in the plan.
+  Value rpn = b.c(ranksPerNode);
+  bool single = ranksPerNode == 1;
+  Value local = single ? b.c(0) : b.mod(r, rpn);
+  Value localStep = single ? b.c(0) : b.mod(k, rpn);
+  Value nodeStep = single ? k : b.floordiv(k, rpn); // its digits: the offset by dimension
+  SmallVector<Value, 3> to, from;
+  for (int64_t d = 0; d < ndims; ++d) {
+    Value n = b.dim(d);
+    Value offset = b.mod(nodeStep, n);
+    nodeStep = b.floordiv(nodeStep, n);
+    Value c = b.coord(r, d);
+    to.push_back(b.mod(b.add(c, offset), n));
+    from.push_back(b.mod(b.sub(c, offset), n)); // floor modulo: in [0, n)
+  }
+  if (single)
+    return {b.rankAt(to, local), b.rankAt(from, local)};
+  return {b.rankAt(to, b.mod(b.add(local, localStep), rpn)),
+          b.rankAt(from, b.mod(b.sub(local, localStep), rpn))};
+}
+
+int64_t collc::directFifoDepth(Operation *collOp, int64_t defaultDepth) {
+  auto algorithm = collOp->getAttrOfType<coll::AlgorithmAttr>("algorithm");
+  if (std::optional<int64_t> depth = algorithm.getInt("fifo_depth"))
+    return *depth;
+  if (algorithm.getString("throttle", "none") != "bisection")
+    return defaultDepth;
+  auto minBytes = collOp->getAttrOfType<IntegerAttr>("min_bytes");
+  return bisectionThrottleDepth(
+      topologySpecOf(collOp->getAttrOfType<coll::TopologyAttr>("topology")),
+      minBytes ? minBytes.getInt() : 1);
 }
 
 sched::PlanOp collc::createPlanFor(OpBuilder &builder, Operation *collOp,

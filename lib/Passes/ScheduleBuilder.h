@@ -257,6 +257,27 @@ sched::FifoAttr pipelineFifo(mlir::MLIRContext *ctx, int64_t depth);
 mlir::Value pipelineBlockBytes(ScheduleBuilder &b, int64_t alphaPs, int64_t betaPs,
                                llvm::function_ref<mlir::Value()> depth);
 
+/// The peers of step k (1 <= k < P) of a direct exchange: the rank this
+/// rank sends to and the one it receives from; every step is a permutation
+/// and a receiver computes its sender's step. Orders (kOrders in
+/// CollAlgorithms.h): "shift" and "random" (whose loop visits k shuffled)
+/// pair r with r ± k mod P and run on any communicator; "dimension"
+/// translates the torus of `ndims` dimensions and `ranksPerNode` ranks a
+/// node: the node offset is k / ranksPerNode written digit by digit (x
+/// fastest), the local offset k mod ranksPerNode, so the plan needs the
+/// topology's exact size.
+struct StepPeers {
+  mlir::Value to, from;
+};
+/// `r` and `p` are the schedule's rank and size values.
+StepPeers directStepPeers(ScheduleBuilder &b, mlir::Value r, mlir::Value p, mlir::Value k,
+                          llvm::StringRef order, int64_t ndims, int64_t ranksPerNode);
+
+/// The send depth of a direct exchange's FIFO: fifo_depth, or with
+/// `throttle: bisection` the rate-limiting depth for the op's block bytes
+/// (bisectionThrottleDepth, lib/Cost), or `defaultDepth`.
+int64_t directFifoDepth(mlir::Operation *collOp, int64_t defaultDepth);
+
 /// Creates an empty sched.plan for `collectiveOp` (a coll op) in place of it
 /// and positions `builder` inside its body.
 sched::PlanOp createPlanFor(mlir::OpBuilder &builder, mlir::Operation *collOp,

@@ -77,7 +77,7 @@ struct CollectiveSpec {
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;
   std::string algorithm = "auto"; // auto | direct | blocked-ring
-  /// direct and balanced: shift | random; unset = the algorithm's default
+  /// direct and balanced: shift | random | dimension; unset = the algorithm's default
   /// (direct: shift, balanced: random)
   std::optional<std::string> order;
   uint64_t seed = 1;              // order: random
@@ -85,6 +85,9 @@ struct CollectiveSpec {
   std::optional<int64_t> blockBytes;
   /// Sends in flight per FIFO (injection throttling); unset = algorithm default.
   std::optional<int64_t> fifoDepth;
+  /// direct and balanced: none | bisection (the FIFO depth from seed 000's
+  /// eq. 2); unset = none. Excludes fifoDepth.
+  std::optional<std::string> throttle;
   /// two-phase: stage slots at the intermediates (credits); unset = as many
   /// as fit the default budget
   std::optional<int64_t> stages;

@@ -33,6 +33,15 @@ std::string listOf(ArrayRef<std::string> names, StringRef last = " or ") {
   return text;
 }
 
+/// "direct and balanced": the algorithms the table says take `option`.
+std::string algorithmsTaking(StringRef option) {
+  std::vector<std::string> taking;
+  for (const algorithms::OptionRow &row : algorithms::kOptions)
+    if (row.option == option)
+      taking.push_back(row.algorithm.str());
+  return listOf(taking, " and ");
+}
+
 /// A value the parser keeps with its position for checks that need other
 /// keys (the algorithm is only valid or invalid once 'op' is known).
 template <typename T>
@@ -506,9 +515,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     return;
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
-                                       "fifo_depth", "stages", "waves"};
+                                       "fifo_depth", "stages", "waves",
+                                       "throttle"};
   Located<std::optional<CollectiveKind>> op;
-  Located<std::string> algorithm, order;
+  Located<std::string> algorithm, order, throttle;
   SMLoc seedLoc, blockLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
@@ -528,12 +538,14 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
         }
         if (key == "bytes")
           return parseBytes(kLoc, v, coll);
-        if (key == "algorithm" || key == "order") {
+        if (key == "algorithm" || key == "order" || key == "throttle") {
           std::optional<std::string> name =
               readScalar(what, "a name", kLoc, v);
           if (!name)
             return;
-          Located<std::string> &slot = key == "algorithm" ? algorithm : order;
+          Located<std::string> &slot = key == "algorithm" ? algorithm
+                                       : key == "order"   ? order
+                                                          : throttle;
           slot = {*name, locOf(v, kLoc), true};
           return;
         }
@@ -607,18 +619,33 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       coll.algorithm = algorithm.value;
   }
   if (order.present) {
-    if (order.value != "shift" && order.value != "random") {
+    if (!algorithms::isOrder(order.value)) {
+      std::vector<std::string> orders(std::begin(algorithms::kOrders),
+                                      std::end(algorithms::kOrders));
       error(order.loc,
-            "unknown order '" + order.value + "' (expected shift or random)");
+            "unknown order '" + order.value + "' (expected " + listOf(orders) + ")");
     } else if (!algorithms::takesOption(coll.algorithm, "order")) {
-      std::vector<std::string> taking;
-      for (const algorithms::OptionRow &row : algorithms::kOptions)
-        if (row.option == "order")
-          taking.push_back(row.algorithm.str());
-      error(seen.lookup("order"), "'order' applies only to the " + listOf(taking, " and ") +
+      error(seen.lookup("order"), "'order' applies only to the " + algorithmsTaking("order") +
                                       " algorithms, but algorithm is " + coll.algorithm);
     } else {
       coll.order = order.value;
+    }
+  }
+  if (throttle.present) {
+    if (!algorithms::isThrottle(throttle.value)) {
+      std::vector<std::string> values(std::begin(algorithms::kThrottles),
+                                      std::end(algorithms::kThrottles));
+      error(throttle.loc, "unknown throttle '" + throttle.value + "' (expected " +
+                              listOf(values) + ")");
+    } else if (!algorithms::takesOption(coll.algorithm, "throttle")) {
+      error(seen.lookup("throttle"), "'throttle' applies only to the " +
+                                         algorithmsTaking("throttle") +
+                                         " algorithms, but algorithm is " + coll.algorithm);
+    } else if (throttle.value == "bisection" && seen.count("fifo_depth")) {
+      error(seen.lookup("fifo_depth"),
+            "'fifo_depth' and 'throttle: bisection' both set the FIFO depth; keep one");
+    } else {
+      coll.throttle = throttle.value;
     }
   }
   std::string effectiveOrder =

@@ -63,8 +63,8 @@ coll.allgatherv @allgatherv_c2 {topology = #coll.topology<shape = [4], wrap = [t
 
 // -----
 
-// expected-error @+1 {{(A3) order must be "shift" or "random", got "dimension"}}
-coll.alltoall @algorithm_a3_order {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {order = "dimension"}>}
+// expected-error @+1 {{(A3) order must be one of "shift" "random" "dimension", got "zigzag"}}
+coll.alltoall @algorithm_a3_order {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {order = "zigzag"}>}
 
 // -----
 
