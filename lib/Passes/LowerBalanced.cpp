@@ -28,11 +28,10 @@
 //
 // FIFO 0 carries the direct exchange (shift, shared random or dimension
 // order: directStepPeers; windowed sends and receives as in the direct
-// lowering). Leg j of the detours (the
-// message arriving at I_j, or at the destination after I_k) travels on FIFO
-// j, so that a forward waiting for its arrival holds back only forwards of
-// the same leg; receives there are posted up front. A forward waits for its
-// own arrival only.
+// lowering). Leg j of the detours (the message arriving at I_j, or at the
+// destination after I_k) travels on FIFO j, so that a forward waiting for
+// its arrival holds back only forwards of the same leg; receives there are
+// posted up front. A forward waits for its own arrival only.
 //
 // Everything is enumerated in closed form, so sources, intermediates and
 // destinations agree without exchanging anything: the offsets with tie set T

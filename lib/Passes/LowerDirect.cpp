@@ -10,12 +10,13 @@
 // next. With order = dimension step k is a translation of the torus: every
 // node sends along the same offset (the digits of k, x fastest), so a step
 // loads all links of a dimension and direction alike (directStepPeers); the
-// plan then needs the topology's exact size. Sends are throttled by the FIFO depth, and since every receiver can
-// reproduce its senders' order, receives are windowed too (recv_depth =
-// send_depth): with every rank's windows at least one step wide, the lowest
-// pending step of all ranks always has its partner posted, so the exchange
-// cannot deadlock, and the engine tests O(depth) requests per poll instead of
-// O(P). The rank's own block is a local copy, queued after the sends so that
+// plan then needs the topology's exact size. Sends are throttled by the FIFO
+// depth (`throttle: bisection` sets it from seed 000's eq. 2: the rate the
+// bisection drains), and since every receiver can reproduce its senders'
+// order, receives are windowed too (recv_depth = send_depth): with every
+// rank's windows at least one step wide, the lowest pending step of all
+// ranks always has its partner posted, so the exchange cannot deadlock, and
+// the engine tests O(depth) requests per poll instead of O(P). The rank's own block is a local copy, queued after the sends so that
 // it overlaps them.
 //
 //===----------------------------------------------------------------------===//
