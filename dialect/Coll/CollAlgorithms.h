@@ -9,6 +9,7 @@
 #ifndef COLLC_DIALECT_COLL_COLLALGORITHMS_H
 #define COLLC_DIALECT_COLL_COLLALGORITHMS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -46,7 +47,6 @@ inline constexpr OptionRow kOptions[] = {
 ///              so a step loads every link of a dimension and direction
 ///              alike (the schedule side of seed 000's dimension-ordered DR).
 inline constexpr llvm::StringLiteral kOrders[] = {"shift", "random", "dimension"};
-inline bool isOrder(llvm::StringRef value) { return llvm::is_contained(kOrders, value); }
 
 /// The values of the `throttle` option (direct and balanced):
 ///   none       the FIFO depth is fifo_depth, or the algorithm's default;
@@ -55,7 +55,18 @@ inline bool isOrder(llvm::StringRef value) { return llvm::is_contained(kOrders, 
 ///              bisectionThrottleDepth in lib/Cost), so the network holds no
 ///              more than it can carry.
 inline constexpr llvm::StringLiteral kThrottles[] = {"none", "bisection"};
-inline bool isThrottle(llvm::StringRef value) { return llvm::is_contained(kThrottles, value); }
+
+/// The names an option of `kind` may take; empty for the integer kinds.
+inline llvm::ArrayRef<llvm::StringLiteral> namesOf(OptionKind kind) {
+  switch (kind) {
+  case OptionKind::Order:
+    return kOrders;
+  case OptionKind::Throttle:
+    return kThrottles;
+  default:
+    return {};
+  }
+}
 
 /// Whether `algorithm` takes `option`; "auto" takes any option some
 /// algorithm takes (selection keeps those the chosen one takes).

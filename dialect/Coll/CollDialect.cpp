@@ -92,6 +92,10 @@ AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "(A1) algorithm '" << name << "' is not known";
   if (!options)
     return success();
+  auto throttle = options.getAs<StringAttr>("throttle");
+  if (throttle && throttle.getValue() == "bisection" && options.get("fifo_depth"))
+    return emitError() << "(A3) fifo_depth and throttle = \"bisection\" both set the "
+                          "FIFO depth; keep one";
   for (NamedAttribute option : options) {
     StringRef key = option.getName().getValue();
     if (!takes(name, key))
@@ -103,18 +107,12 @@ AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       auto str = llvm::dyn_cast<StringAttr>(option.getValue());
       auto num = llvm::dyn_cast<IntegerAttr>(option.getValue());
       int64_t v = num ? num.getValue().getSExtValue() : 0;
-      if (o.kind == collc::algorithms::OptionKind::Order) {
-        if (!str || !collc::algorithms::isOrder(str.getValue())) {
-          InFlightDiagnostic diag = emitError() << "(A3) order must be one of";
-          for (llvm::StringRef order : collc::algorithms::kOrders)
-            diag << " \"" << order << "\"";
-          return diag << ", got " << option.getValue();
-        }
-      } else if (o.kind == collc::algorithms::OptionKind::Throttle) {
-        if (!str || !collc::algorithms::isThrottle(str.getValue())) {
-          InFlightDiagnostic diag = emitError() << "(A3) throttle must be one of";
-          for (llvm::StringRef value : collc::algorithms::kThrottles)
-            diag << " \"" << value << "\"";
+      ArrayRef<llvm::StringLiteral> names = collc::algorithms::namesOf(o.kind);
+      if (!names.empty()) {
+        if (!str || !llvm::is_contained(names, str.getValue())) {
+          InFlightDiagnostic diag = emitError() << "(A3) " << key << " must be one of";
+          for (llvm::StringRef name : names)
+            diag << " \"" << name << "\"";
           return diag << ", got " << option.getValue();
         }
       } else if (!num) {

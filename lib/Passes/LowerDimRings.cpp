@@ -237,14 +237,16 @@ private:
     return b.rankAt(at, zero);
   }
 
-  ScheduleBuilder::EventRef stageEvent(int64_t k, int64_t of = -1) {
-    return {"stage", {b.c(of < 0 ? part : of), b.add(b.mul(wave, b.c(4)), b.c(k))}};
+  /// stage[p, w·4 + k]: stage k of part `of` (this part by default) in wave
+  /// `w` (this wave by default).
+  ScheduleBuilder::EventRef stageEvent(int64_t k, int64_t of = -1, Value w = Value()) {
+    return {"stage", {b.c(of < 0 ? part : of), b.add(b.mul(w ? w : wave, b.c(4)), b.c(k))}};
   }
   /// The end of the wave before (its last stage). For the first wave a
   /// zero-length copy before the loop signals it, so that every wave waits
   /// the same way (a skipped transfer's signal is satisfied at once).
   ScheduleBuilder::EventRef previousWave() {
-    return {"stage", {b.c(part), b.add(b.mul(b.sub(wave, one), b.c(4)), b.c(ndims - 1))}};
+    return stageEvent(ndims - 1, part, b.sub(wave, one));
   }
   /// Both directions' forward pieces of step t: the next step's sends wait
   /// for both, so the two directions of a ring stay in step (one running
@@ -293,10 +295,10 @@ private:
   /// 94.4%; 8x16x16, 2 waves by default, 88.6% and with this rule 95.0%).
   void afterHandOff(int64_t k) {
     int64_t before = k > 0 ? k - 1 : ndims - 1;
-    Value at = k > 0 ? stageEvent(before).index[1] : previousWave().index[1];
+    Value w = k > 0 ? wave : b.sub(wave, one);
     for (int64_t q = 0; q < static_cast<int64_t>(orders.size()); ++q)
       if (q != part && orders[q][before] == dimOf(k))
-        b.after("stage", SmallVector<Value, 2>{b.c(q), at});
+        b.after("stage", stageEvent(before, q, w).index);
   }
 
   void emitStage(int64_t k) {

@@ -30,10 +30,8 @@ StepPeers collc::directStepPeers(ScheduleBuilder &b, Value r, Value p, Value k,
   if (order != "dimension")
     return {b.mod(b.add(r, k), p), b.mod(b.sub(r, k), p)};
   // One rank a node (the torus schedules): no local arithmetic in the plan.
-  Value rpn = b.c(ranksPerNode);
   bool single = ranksPerNode == 1;
-  Value local = single ? b.c(0) : b.mod(r, rpn);
-  Value localStep = single ? b.c(0) : b.mod(k, rpn);
+  Value rpn = b.c(ranksPerNode);
   Value nodeStep = single ? k : b.floordiv(k, rpn); // its digits: the offset by dimension
   SmallVector<Value, 3> to, from;
   for (int64_t d = 0; d < ndims; ++d) {
@@ -45,7 +43,8 @@ StepPeers collc::directStepPeers(ScheduleBuilder &b, Value r, Value p, Value k,
     from.push_back(b.mod(b.sub(c, offset), n)); // floor modulo: in [0, n)
   }
   if (single)
-    return {b.rankAt(to, local), b.rankAt(from, local)};
+    return {b.rankAt(to, b.c(0)), b.rankAt(from, b.c(0))};
+  Value local = b.mod(r, rpn), localStep = b.mod(k, rpn);
   return {b.rankAt(to, b.mod(b.add(local, localStep), rpn)),
           b.rankAt(from, b.mod(b.sub(local, localStep), rpn))};
 }

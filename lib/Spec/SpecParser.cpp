@@ -618,35 +618,35 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     else
       coll.algorithm = algorithm.value;
   }
-  if (order.present) {
-    if (!algorithms::isOrder(order.value)) {
-      std::vector<std::string> orders(std::begin(algorithms::kOrders),
-                                      std::end(algorithms::kOrders));
-      error(order.loc,
-            "unknown order '" + order.value + "' (expected " + listOf(orders) + ")");
-    } else if (!algorithms::takesOption(coll.algorithm, "order")) {
-      error(seen.lookup("order"), "'order' applies only to the " + algorithmsTaking("order") +
-                                      " algorithms, but algorithm is " + coll.algorithm);
-    } else {
-      coll.order = order.value;
+  // A named option (order, throttle): one of the table's names, for an
+  // algorithm that takes it; true if it is valid.
+  auto checkNamed = [&](const Located<std::string> &value, StringRef option,
+                        algorithms::OptionKind kind) {
+    if (!value.present)
+      return false;
+    ArrayRef<StringLiteral> names = algorithms::namesOf(kind);
+    if (!is_contained(names, value.value)) {
+      std::vector<std::string> expected(names.begin(), names.end());
+      error(value.loc, "unknown " + option + " '" + value.value + "' (expected " +
+                           listOf(expected) + ")");
+      return false;
     }
-  }
-  if (throttle.present) {
-    if (!algorithms::isThrottle(throttle.value)) {
-      std::vector<std::string> values(std::begin(algorithms::kThrottles),
-                                      std::end(algorithms::kThrottles));
-      error(throttle.loc, "unknown throttle '" + throttle.value + "' (expected " +
-                              listOf(values) + ")");
-    } else if (!algorithms::takesOption(coll.algorithm, "throttle")) {
-      error(seen.lookup("throttle"), "'throttle' applies only to the " +
-                                         algorithmsTaking("throttle") +
-                                         " algorithms, but algorithm is " + coll.algorithm);
-    } else if (throttle.value == "bisection" && seen.count("fifo_depth")) {
+    if (!algorithms::takesOption(coll.algorithm, option)) {
+      error(seen.lookup(option), "'" + option + "' applies only to the " +
+                                     algorithmsTaking(option) +
+                                     " algorithms, but algorithm is " + coll.algorithm);
+      return false;
+    }
+    return true;
+  };
+  if (checkNamed(order, "order", algorithms::OptionKind::Order))
+    coll.order = order.value;
+  if (checkNamed(throttle, "throttle", algorithms::OptionKind::Throttle)) {
+    if (throttle.value == "bisection" && seen.count("fifo_depth"))
       error(seen.lookup("fifo_depth"),
             "'fifo_depth' and 'throttle: bisection' both set the FIFO depth; keep one");
-    } else {
+    else
       coll.throttle = throttle.value;
-    }
   }
   std::string effectiveOrder =
       order.present ? order.value

@@ -63,6 +63,16 @@ coll.allgatherv @allgatherv_c2 {topology = #coll.topology<shape = [4], wrap = [t
 
 // -----
 
+// expected-error @+1 {{(A3) fifo_depth and throttle = "bisection" both set the FIFO depth; keep one}}
+coll.alltoall @algorithm_a3_throttle_depth {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"direct", {throttle = "bisection", fifo_depth = 4 : i64}>}
+
+// -----
+
+// expected-error @+1 {{(A3) throttle must be one of "none" "bisection", got "fast"}}
+coll.alltoall @algorithm_a3_throttle {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"direct", {throttle = "fast"}>}
+
+// -----
+
 // expected-error @+1 {{(A3) order must be one of "shift" "random" "dimension", got "zigzag"}}
 coll.alltoall @algorithm_a3_order {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {order = "zigzag"}>}
 
