@@ -473,7 +473,7 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     bool smp = topo.ranksPerNode > 1;
     add("direct", directAlltoallUs(topo, base.bytes));
     // Only where ties exist does balancing change anything.
-    if (alltoall && tieBlocks(topo) > 0 && !smp)
+    if (tieBlocks(topo) > 0 && !smp)
       add("balanced", balancedAlltoallUs(topo, base.bytes)).contention =
           balancedContention(topo);
     if (smp && topo.numNodes() > 1)

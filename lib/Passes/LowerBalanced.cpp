@@ -34,12 +34,24 @@
 // posted up front. A forward waits for its own arrival only.
 //
 // Everything is enumerated in closed form, so sources, intermediates and
-// destinations agree without exchanging anything: the offsets with tie set T
+// destinations agree without exchanging anything (alltoall; alltoallv below):
+// the offsets with tie set T
 // are n/2 in the dimensions of T and, in the others, any offset but the tie
 // (digit q_d of a mixed-radix index over n_d − even_d values, skipping n/2);
 // an intermediate finds the sources it serves along t_j from its own
 // coordinate (at most two: coordinate + 1, unless that is n/2, and n/2 when
 // its coordinate is n/2 + 1).
+//
+// alltoallv. An intermediate does not know the sizes of the halves it
+// forwards. The bind-time exchange (plan format v2) tells it once per bind:
+// every source PUTs the second half's length of each of its tie blocks to
+// each intermediate of that block's chain (table j − 1, index the
+// destination: one record per flow and leg, about 1.5·P/n per rank on a
+// cube). Stage slots are then laid out per (tie set, leg) region, candidate
+// source u = 0 first, by prefix sums over the region's flows; a sum's bound,
+// not a select, skips the flows a rank does not serve (SELECT evaluates both
+// arms, and a TABLE entry nobody PUT is an error). That is O(flows) terms per
+// slot, evaluated once per bind, never per start.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -166,42 +178,111 @@ SmallVector<int64_t, 3> dimsOf(unsigned t, int64_t ndims) {
   return dims;
 }
 
+/// Flow (offset index q, candidate source u) that this rank serves as
+/// intermediate I_j of tie set `set`, whose tie dimension is `dim`: its
+/// source and destination coordinates, and whether this rank serves such a
+/// flow at all (it depends on the rank's coordinate along `dim` only).
+struct Flow {
+  SmallVector<Value, 3> src, dst;
+  Value served;
+};
+Flow flowAt(BalancedLowering &t, unsigned set, int64_t dim, Value q, int64_t u) {
+  ScheduleBuilder &b = t.b;
+  SmallVector<Value, 3> o = t.offsetOf(set, q);
+  // the source's coordinate along `dim`: mine + 1 (σ = −1), unless that is
+  // n/2, or mine − 1 when that is n/2 (σ = +1)
+  Value x = b.mod(u == 0 ? b.add(t.c[dim], t.one) : b.sub(t.c[dim], t.one), t.n[dim]);
+  Value isHalf = b.eq(x, t.half[dim]);
+  Flow flow;
+  flow.served = u == 0 ? b.eq(isHalf, t.zero) : isHalf;
+  flow.src.resize(t.ndims);
+  for (int64_t d = 0; d < t.ndims; ++d)
+    flow.src[d] = d < dim    ? b.mod(b.sub(t.c[d], o[d]), t.n[d])
+                  : d == dim ? x
+                             : t.c[d];
+  flow.dst = t.shift(flow.src, o, false);
+  return flow;
+}
+
+/// Where the stage slots of the flows a rank serves as I_j live, and how
+/// long each is: the `second` half of a fixed block (alltoall), or what
+/// the flow's source PUT (alltoallv).
+class SlotLayout {
+public:
+  SlotLayout(BalancedLowering &t, bool isV, Value second) : t(t), isV(isV), second(second) {}
+
+  /// The length of the flow's second half.
+  Value length(int64_t j, const Flow &flow) {
+    if (!isV)
+      return second;
+    return t.b.table(j - 1, t.rankOf(flow.src), t.rankOf(flow.dst));
+  }
+  /// Bytes of region (set, j) before slot (q, u): alltoall interleaves
+  /// the candidates (slot 2q + u); alltoallv puts every u = 0 slot first,
+  /// each a prefix sum over the flows before it.
+  Value within(unsigned set, int64_t j, int64_t dim, Value q, int64_t u) {
+    ScheduleBuilder &b = t.b;
+    if (!isV)
+      return b.mul(b.add(b.mul(q, t.two), b.c(u)), second);
+    return b.inlined([&] {
+      Value at = servedSum(set, j, dim, q, u);
+      return u == 0 ? at : b.add(servedSum(set, j, dim, t.countOf(set), 0), at);
+    });
+  }
+  /// Bytes of region (set, j).
+  Value size(unsigned set, int64_t j, int64_t dim) {
+    ScheduleBuilder &b = t.b;
+    if (!isV)
+      return b.select(t.allEven(set), b.mul(b.mul(t.countOf(set), t.two), second), t.zero);
+    return b.inlined([&] {
+      return b.add(servedSum(set, j, dim, t.countOf(set), 0),
+                   servedSum(set, j, dim, t.countOf(set), 1));
+    });
+  }
+
+private:
+  /// Σ over q' < q of the lengths of flows (q', u), if this rank serves
+  /// candidate u of a tie set whose rings are all even (0 otherwise: the
+  /// bound, so that no TABLE entry nobody PUT is read).
+  Value servedSum(unsigned set, int64_t j, int64_t dim, Value q, int64_t u) {
+    ScheduleBuilder &b = t.b;
+    Value served = b.logicalAnd(t.allEven(set), flowAt(t, set, dim, t.zero, u).served);
+    return b.sum(t.zero, b.select(served, q, t.zero), [&](Value q2) {
+      return length(j, flowAt(t, set, dim, q2, u));
+    });
+  }
+
+  BalancedLowering &t;
+  bool isV;
+  Value second;
+};
+
 /// Calls `fn` for every flow this rank serves as intermediate I_j of tie set
 /// `set` (tie dimension dims[j-1]), inside the loops and branches that
-/// enumerate them: the flow's source and destination coordinates, its
-/// scratch slot and its arrival event.
+/// enumerate them: the flow, its scratch slot and length, and its arrival
+/// event.
 template <typename Fn>
-void forEachFlowAt(BalancedLowering &t, unsigned set, int64_t j, Fn fn, Value base,
-                   Value second) {
+void forEachFlowAt(BalancedLowering &t, SlotLayout &slots, unsigned set, int64_t j, Value base,
+                   Fn fn) {
   ScheduleBuilder &b = t.b;
   OpBuilder &builder = b.getBuilder();
   int64_t dim = dimsOf(set, t.ndims)[j - 1];
   OpBuilder::InsertionGuard guard(builder);
   sched::ForOp loop = b.forLoop(t.zero, t.countOf(set));
   Value q = loop.getInductionVar();
-  SmallVector<Value, 3> o = t.offsetOf(set, q);
   for (int64_t u = 0; u < 2; ++u) {
     OpBuilder::InsertionGuard inner(builder);
-    // the source's coordinate along `dim`: mine + 1 (σ = −1), unless that
-    // is n/2, or mine − 1 when that is n/2 (σ = +1)
-    Value x = b.mod(u == 0 ? b.add(t.c[dim], t.one) : b.sub(t.c[dim], t.one),
-                    t.n[dim]);
-    Value isHalf = b.eq(x, t.half[dim]);
-    b.ifThen(u == 0 ? b.eq(isHalf, t.zero) : isHalf);
-    SmallVector<Value, 3> src(t.ndims);
-    for (int64_t d = 0; d < t.ndims; ++d)
-      src[d] = d < dim    ? b.mod(b.sub(t.c[d], o[d]), t.n[d])
-               : d == dim ? x
-                          : t.c[d];
-    SmallVector<Value, 3> dst = t.shift(src, o, false);
+    Flow flow = flowAt(t, set, dim, q, u);
+    b.ifThen(flow.served);
+    Value at = b.add(base, slots.within(set, j, dim, q, u));
     Value slot = b.add(b.mul(q, t.two), b.c(u));
-    Value at = b.add(base, b.mul(slot, second));
-    fn(src, dst, at,
+    fn(flow, at, slots.length(j, flow),
        ScheduleBuilder::EventRef{"arrived", {b.c(set * 4 + j), slot}});
   }
 }
 
-LogicalResult lowerBalanced(coll::AlltoallOp op) {
+template <typename OpTy>
+LogicalResult lowerBalanced(OpTy op, bool isV) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   coll::TopologyAttr topology = op.getTopology();
@@ -223,24 +304,50 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
       sched::FifoAttr::get(ctx, depth, /*recv_depth=*/depth)};
   for (int64_t leg = 1; leg <= ndims + 1; ++leg)
     fifos.push_back(sched::FifoAttr::get(ctx, depth, /*recv_depth=*/0));
-  createPlanFor(builder, op, "alltoall", "balanced", fifos, {"arrived"});
+  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "balanced", fifos, {"arrived"});
   ScheduleBuilder b(builder, op.getLoc());
   BalancedLowering t(b, topology);
   Value r = t.r, p = b.size(), zero = t.zero, one = t.one, two = t.two;
-  Value m = b.count(CountArray::recvcount, r);
-  Value first = b.floordiv(m, two), second = b.sub(m, first);
-
-  // Scratch: per tie set and intermediate stage, a slot of `second` bytes
-  // for each (offset index q, candidate source u).
   unsigned sets = 1u << ndims;
+  // A block's halves: the first goes directly, the second is detoured.
+  // alltoall: every block is m bytes; alltoallv: each its own count.
+  Value m = isV ? Value() : b.count(CountArray::recvcount, r);
+  Value second = isV ? Value() : b.sub(m, b.floordiv(m, two));
+  auto firstOf = [&](Value count) { return b.floordiv(count, two); };
+  auto recvCount = [&](Value src) { return isV ? b.count(CountArray::recvcount, src) : m; };
+
+  if (isV) {
+    // The bind-time exchange: this rank, as a source, tells each
+    // intermediate I_j of each of its tie blocks the second half's length.
+    OpBuilder::InsertionGuard guard(builder);
+    b.exchange();
+    for (unsigned s = 1; s < sets; ++s) {
+      SmallVector<int64_t, 3> dims = dimsOf(s, ndims);
+      OpBuilder::InsertionGuard section(builder);
+      b.ifThen(t.allEven(s));
+      sched::ForOp loop = b.forLoop(zero, t.countOf(s));
+      SmallVector<Value, 3> dst = t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), false);
+      Value d = t.rankOf(dst);
+      Value count = b.count(CountArray::sendcount, d);
+      for (auto [j, dim] : llvm::enumerate(dims))
+        b.put(static_cast<int64_t>(j), d, b.sub(count, firstOf(count)),
+              t.rankOf(t.via(t.c, dst, dim)));
+    }
+  }
+
+  // Scratch: per tie set and intermediate stage, a region for the slots of
+  // the flows this rank serves there (alltoallv: each region's size one
+  // inlined expression, so that its parts are no plan variables).
+  SlotLayout slots(t, isV, second);
   DenseMap<std::pair<unsigned, int64_t>, Value> base;
   Value total = zero;
-  for (unsigned s = 1; s < sets; ++s)
-    for (int64_t j = 1; j <= static_cast<int64_t>(dimsOf(s, ndims).size()); ++j) {
+  for (unsigned s = 1; s < sets; ++s) {
+    SmallVector<int64_t, 3> dims = dimsOf(s, ndims);
+    for (int64_t j = 1; j <= static_cast<int64_t>(dims.size()); ++j) {
       base[{s, j}] = total;
-      Value slots = b.select(t.allEven(s), b.mul(t.countOf(s), two), zero);
-      total = b.add(total, b.mul(slots, second));
+      total = b.add(total, slots.size(s, j, dims[j - 1]));
     }
+  }
   builder.create<sched::ScratchOp>(op.getLoc(), total);
 
   b.phase("direct", 0);
@@ -251,16 +358,16 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
     sched::ForOp loop = b.forLoop(one, p, seed, /*shared=*/true);
     Value k = loop.getInductionVar();
     auto [dst, src] = directStepPeers(b, r, p, k, order, ndims, /*ranksPerNode=*/1);
+    Value recvCountFrom = recvCount(src);
     b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
-           b.select(t.anyTie(src), first, m), src, zero);
+           b.select(t.anyTie(src), firstOf(recvCountFrom), recvCountFrom), src, zero);
     Value sendCount = b.count(CountArray::sendcount, dst);
     b.send(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
-           b.select(t.anyTie(dst), b.floordiv(sendCount, two), sendCount), dst,
-           zero);
+           b.select(t.anyTie(dst), firstOf(sendCount), sendCount), dst, zero);
   }
   // The own block last: the copy overlaps the messages already in flight.
   b.copy(Buffer::sendbuf, b.count(CountArray::senddispl, r), Buffer::recvbuf,
-         b.count(CountArray::recvdispl, r), m);
+         b.count(CountArray::recvdispl, r), recvCount(r));
 
   for (int64_t leg = 1; leg <= ndims + 1; ++leg) {
     builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
@@ -281,7 +388,7 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
             t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), false);
         Value d = t.rankOf(dst);
         Value count = b.count(CountArray::sendcount, d);
-        Value lo = b.floordiv(count, two);
+        Value lo = firstOf(count);
         b.send(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, d), lo),
                b.sub(count, lo), t.rankOf(t.via(t.c, dst, dims[0])), tag);
       }
@@ -292,27 +399,27 @@ LogicalResult lowerBalanced(coll::AlltoallOp op) {
         SmallVector<Value, 3> src =
             t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), true);
         Value from = t.rankOf(t.via(src, t.c, dims[k - 1]));
-        b.recv(Buffer::recvbuf,
-               b.add(b.count(CountArray::recvdispl, t.rankOf(src)), first),
-               second, from, tag);
+        Value count = recvCount(t.rankOf(src));
+        Value lo = firstOf(count);
+        b.recv(Buffer::recvbuf, b.add(b.count(CountArray::recvdispl, t.rankOf(src)), lo),
+               b.sub(count, lo), from, tag);
       }
       // this rank as intermediate I_leg: receive leg `leg`
       if (leg <= k)
-        forEachFlowAt(t, s, leg, [&](ArrayRef<Value> src, ArrayRef<Value> dst,
-                                     Value at, const ScheduleBuilder::EventRef &arrived) {
-          Value from = t.rankOf(leg == 1 ? SmallVector<Value, 3>(src)
-                                         : t.via(src, dst, dims[leg - 2]));
-          b.recv(Buffer::scratch, at, second, from, tag, arrived);
-        }, base[{s, leg}], second);
+        forEachFlowAt(t, slots, s, leg, base[{s, leg}],
+                      [&](const Flow &flow, Value at, Value length,
+                          const ScheduleBuilder::EventRef &arrived) {
+          Value from = t.rankOf(leg == 1 ? flow.src : t.via(flow.src, flow.dst, dims[leg - 2]));
+          b.recv(Buffer::scratch, at, length, from, tag, arrived);
+        });
       // ... and as I_{leg-1}: forward what arrived on leg - 1
       if (leg >= 2)
-        forEachFlowAt(t, s, leg - 1, [&](ArrayRef<Value> src, ArrayRef<Value> dst,
-                                         Value at, const ScheduleBuilder::EventRef &arrived) {
-          Value to = t.rankOf(leg - 1 == k ? SmallVector<Value, 3>(dst)
-                                           : t.via(src, dst, dims[leg - 1]));
-          b.sendSignalling(Buffer::scratch, at, second, to, tag, arrived,
-                           std::nullopt);
-        }, base[{s, leg - 1}], second);
+        forEachFlowAt(t, slots, s, leg - 1, base[{s, leg - 1}],
+                      [&](const Flow &flow, Value at, Value length,
+                          const ScheduleBuilder::EventRef &arrived) {
+          Value to = t.rankOf(leg - 1 == k ? flow.dst : t.via(flow.src, flow.dst, dims[leg - 1]));
+          b.sendSignalling(Buffer::scratch, at, length, to, tag, arrived, std::nullopt);
+        });
     }
   }
   op.erase();
@@ -323,7 +430,10 @@ struct CollLowerBalancedPass
     : public collc::impl::CollLowerBalancedBase<CollLowerBalancedPass> {
   void runOnOperation() override {
     for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"balanced"}))
-      if (failed(lowerBalanced(op)))
+      if (failed(lowerBalanced(op, /*isV=*/false)))
+        return signalPassFailure();
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"balanced"}))
+      if (failed(lowerBalanced(op, /*isV=*/true)))
         return signalPassFailure();
   }
 };

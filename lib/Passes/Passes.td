@@ -32,13 +32,15 @@ def CollLowerDirect : Pass<"coll-lower-direct", "mlir::ModuleOp"> {
 }
 
 def CollLowerBalanced : Pass<"coll-lower-balanced", "mlir::ModuleOp"> {
-  let summary = "lower alltoall to the direct exchange balanced for routed tori";
+  let summary = "lower alltoall(v) to the direct exchange balanced for routed tori";
   let description = [{
     For tori that route dimension by dimension with ties at half a ring
     going +: blocks a tie away are split, their second half detoured through
-    the neighbour one hop − in every tie dimension, so that the + and −
-    links carry equal load and the exchange can reach the bisection bound
-    (LowerBalanced.cpp). Two FIFOs: the direct exchange and the detours.
+    a chain of intermediates one hop against the tie in each tie dimension,
+    so that the + and − links carry equal load and the exchange can reach
+    the bisection bound (LowerBalanced.cpp). FIFO 0: the direct exchange;
+    FIFO j: leg j of the detours. alltoallv: the intermediates learn the
+    halves' lengths from the bind-time exchange.
   }];
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }

@@ -190,6 +190,15 @@ public:
     builder.create<sched::YieldOp>(loc, term(k));
     return op.getResult();
   }
+  /// `value()`'s expression as one plan expression, inlined where it is
+  /// used: a sched.sum of a single term. The emitter gives a multi-use value
+  /// of a body a plan variable (at most 64 are live), but never one of a
+  /// sum's summand, so a large expression built of many shared parts (a
+  /// layout of prefix sums) costs one variable at most instead of dozens.
+  mlir::Value inlined(llvm::function_ref<mlir::Value()> value) {
+    mlir::Value zero = c(0);
+    return sum(zero, c(1), [&](mlir::Value) { return value(); });
+  }
   /// A send that waits on `wait` and signals `signal`.
   void sendSignalling(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
                       mlir::Value peer, mlir::Value tag, std::optional<EventRef> wait,
