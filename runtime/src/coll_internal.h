@@ -4,6 +4,7 @@
 #define COLLRT_COLL_INTERNAL_H
 
 #include "collc/collrt.h"
+#include "copy.h"
 #include "fifo_queue.h"
 
 typedef struct collrt_shm_desc collrt_shm_desc_t; /* shm.c */

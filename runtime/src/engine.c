@@ -93,7 +93,7 @@ void collrt_engine_complete(collrt_coll_t *c, uint32_t step, int trace) {
 static void copy_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int64_t doff,
                        int64_t len) {
   collrt_coll_t *c = ctx;
-  memmove(c->buf[dbuf] + doff, c->buf[sbuf] + soff, (size_t)len);
+  collrt_copy(c->buf[dbuf] + doff, c->buf[sbuf] + soff, (size_t)len);
 }
 
 /* Moves bytes [done, done + n) of copy step `s`, gathered or not. */

@@ -526,7 +526,7 @@ static void take_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int6
   uint8_t *dst = t->c->buf[dbuf] + doff;
   uint64_t src = t->from->base[sbuf] + (uint64_t)soff;
   if (t->mode == COLLRT_SHM_SAME_PROCESS) {
-    memcpy(dst, (const void *)(uintptr_t)src, (size_t)len);
+    collrt_copy(dst, (const void *)(uintptr_t)src, (size_t)len);
     return;
   }
   t->local[t->n] = (struct iovec){dst, (size_t)len};

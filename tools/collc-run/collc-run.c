@@ -253,7 +253,8 @@ static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wr
 
 /* One timed run of the plan (c != NULL) or of the native collective: the
  * maximum over ranks of Barrier-separated start+wait, in microseconds. */
-static double timed_run(collrt_coll_t *c, const bufs_t *b, MPI_Comm comm) {
+static double timed_run(collrt_coll_t *c, const bufs_t *b, uint8_t *native_out,
+                        MPI_Comm comm) {
   collrt_diag_t diag;
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
@@ -262,7 +263,7 @@ static double timed_run(collrt_coll_t *c, const bufs_t *b, MPI_Comm comm) {
     st = collrt_start(c, &diag);
     if (!st)
       st = collrt_wait(c, &diag);
-  } else if (native(b, b->ref, comm) != MPI_SUCCESS) {
+  } else if (native(b, native_out, comm) != MPI_SUCCESS) {
     st = COLLRT_ERR_MPI;
     snprintf(diag.message, sizeof diag.message, "native collective failed");
   }
@@ -277,16 +278,20 @@ static double timed_run(collrt_coll_t *c, const bufs_t *b, MPI_Comm comm) {
 
 /* Times `iters` runs after `warmup`. With --native the plan and the native
  * collective alternate run by run, so drift in the machine's state (noise,
- * clock, caches) hits both alike and the ratio is fair. */
-static void time_runs(collrt_coll_t *c, int with_native, const bufs_t *b,
+ * clock, caches) hits both alike and the ratio is fair; and both write the
+ * same receive buffer (unless the plan's result must survive for --digest),
+ * because where a buffer lies changes the copy speed: on AMD EPYC a copy
+ * whose destination is a few bytes past its source modulo 4 KiB runs up to
+ * 20x slower, in MPI's copies as in the plan's (runtime/src/copy.c). */
+static void time_runs(collrt_coll_t *c, int with_native, const bufs_t *b, uint8_t *native_out,
                       MPI_Comm comm, int iters, int warmup, double *tc, double *tn) {
   for (int it = -warmup; it < iters; ++it) {
-    double t = timed_run(c, b, comm);
+    double t = timed_run(c, b, native_out, comm);
     if (it >= 0)
       tc[it] = t;
     if (!with_native)
       continue;
-    t = timed_run(NULL, b, comm);
+    t = timed_run(NULL, b, native_out, comm);
     if (it >= 0)
       tn[it] = t;
   }
@@ -427,9 +432,9 @@ int main(int argc, char **argv) {
   if (!o.shared)
     fill(&b, o.digest ? 1 : 0); /* --digest: the data of --check's first run */
   if (o.native_only)
-    time_runs(NULL, 0, &b, comm, o.iters, o.warmup, tn, NULL);
+    time_runs(NULL, 0, &b, b.ref, comm, o.iters, o.warmup, tn, NULL);
   else
-    time_runs(coll, o.native, &b, comm, o.iters, o.warmup, tc, tn);
+    time_runs(coll, o.native, &b, o.digest ? b.ref : b.recv, comm, o.iters, o.warmup, tc, tn);
   if (o.trace) {
     char path[4096];
     if (!strcmp(o.comm, "split"))
