@@ -28,6 +28,8 @@ typedef struct collrt_node {
   int npending;
   uint64_t epoch;   /* starts so far: the value a run's flags carry */
   uint32_t copy_ps_per_byte; /* the plan's gamma: SMPI charges copies by it */
+  uint8_t *bounce;  /* cross-process reads at aliased distances (shm.c) */
+  int bounce_always; /* COLLRT_SHM_BOUNCE=always: every read bounces (tests) */
   char why[160];    /* why not shared memory, for COLLRT_VERBOSE */
 } collrt_node_t;
 

@@ -329,6 +329,8 @@ void collrt_shm_free(collrt_node_t *n) {
   n->mine = NULL;
   free(n->peer);
   n->peer = NULL;
+  free(n->bounce);
+  n->bounce = NULL;
 }
 
 /* Switches the node to MPI point-to-point, saying why. */
@@ -348,6 +350,11 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
     use_mpi(n, "no other rank shares this rank's node");
     return COLLRT_OK;
   }
+  /* test-only: every cross-process read through the bounce buffer, so that
+   * tests cover it whatever the distances of their buffers (a rank's own
+   * choice: it changes how a rank copies, not what) */
+  const char *bounce = getenv("COLLRT_SHM_BOUNCE");
+  n->bounce_always = bounce && !strcmp(bounce, "always");
   /* the settings, agreed by the node's ranks (each must classify alike) */
   const char *off = getenv("COLLRT_SHM");
   /* MAX over the node of: "off", the threshold, and minus it (so a
@@ -520,6 +527,36 @@ static void flush(take_t *t) {
   t->want = 0;
 }
 
+/* A read whose destination lies a few bytes past its source modulo 4 KiB
+ * would run the kernel's `rep movsb` at a fraction of its speed (copy.c):
+ * it goes through a bounce buffer at the source's page offset instead, two
+ * fast copies (2 ranks, 256 KiB alltoall: 124 us before, 20 after). */
+enum { BOUNCE_BYTES = 64 * 1024 };
+
+static void take_bounced(take_t *t, uint8_t *dst, uint64_t src, int64_t len) {
+  collrt_node_t *n = &t->c->node;
+  flush(t);
+  if (t->err)
+    return;
+  if (!n->bounce && !(n->bounce = malloc(BOUNCE_BYTES + 2 * 4096))) {
+    t->err = ENOMEM;
+    return;
+  }
+  uint8_t *page = (uint8_t *)(((uintptr_t)n->bounce + 4095) & ~(uintptr_t)4095);
+  for (int64_t done = 0; done < len;) {
+    size_t chunk = (size_t)(len - done < BOUNCE_BYTES ? len - done : BOUNCE_BYTES);
+    uint8_t *b = page + ((src + (uint64_t)done) & 4095u);
+    struct iovec local = {b, chunk}, remote = {(void *)(uintptr_t)(src + (uint64_t)done), chunk};
+    ssize_t got = process_vm_readv((pid_t)t->from->pid, &local, 1, &remote, 1, 0);
+    if (got != (ssize_t)chunk) {
+      t->err = got < 0 ? errno : EIO;
+      return;
+    }
+    collrt_copy(dst + done, b, chunk);
+    done += (int64_t)chunk;
+  }
+}
+
 static void take_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int64_t doff,
                        int64_t len) {
   take_t *t = ctx;
@@ -527,6 +564,11 @@ static void take_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int6
   uint64_t src = t->from->base[sbuf] + (uint64_t)soff;
   if (t->mode == COLLRT_SHM_SAME_PROCESS) {
     collrt_copy(dst, (const void *)(uintptr_t)src, (size_t)len);
+    return;
+  }
+  if (collrt_copy_aliased((uintptr_t)dst, (uintptr_t)src, (size_t)len) ||
+      (t->c->node.bounce_always && len > 0)) {
+    take_bounced(t, dst, src, len);
     return;
   }
   t->local[t->n] = (struct iovec){dst, (size_t)len};
