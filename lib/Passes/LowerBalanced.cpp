@@ -46,8 +46,8 @@
 // forwards. The bind-time exchange (plan format v2) tells it once per bind:
 // every source PUTs the second half's length of each of its tie blocks to
 // each intermediate of that block's chain (table j − 1, index the
-// destination: one record per flow and leg, about 1.5·P/n per rank on a
-// cube). Stage slots are then laid out per (tie set, leg) region, candidate
+// destination: one record per tie block and leg, 192 per rank on 8x8x8).
+// Stage slots are then laid out per (tie set, leg) region, candidate
 // source u = 0 first, by prefix sums over the region's flows; a sum's bound,
 // not a select, skips the flows a rank does not serve (SELECT evaluates both
 // arms, and a TABLE entry nobody PUT is an error). That is O(flows) terms per
