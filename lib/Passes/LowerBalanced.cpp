@@ -186,15 +186,25 @@ struct Flow {
   SmallVector<Value, 3> src, dst;
   Value served;
 };
+/// The source's coordinate along `dim` of candidate u: mine + 1 (σ = −1),
+/// or mine − 1 (σ = +1, a source at n/2).
+Value candidateSource(BalancedLowering &t, int64_t dim, int64_t u) {
+  ScheduleBuilder &b = t.b;
+  return b.mod(u == 0 ? b.add(t.c[dim], t.one) : b.sub(t.c[dim], t.one), t.n[dim]);
+}
+/// Whether this rank serves candidate u along `dim` at all: u = 0 unless
+/// mine + 1 is n/2 (whose tie goes −), u = 1 only when mine − 1 is n/2.
+Value servesCandidate(BalancedLowering &t, int64_t dim, int64_t u) {
+  ScheduleBuilder &b = t.b;
+  Value isHalf = b.eq(candidateSource(t, dim, u), t.half[dim]);
+  return u == 0 ? b.eq(isHalf, t.zero) : isHalf;
+}
 Flow flowAt(BalancedLowering &t, unsigned set, int64_t dim, Value q, int64_t u) {
   ScheduleBuilder &b = t.b;
   SmallVector<Value, 3> o = t.offsetOf(set, q);
-  // the source's coordinate along `dim`: mine + 1 (σ = −1), unless that is
-  // n/2, or mine − 1 when that is n/2 (σ = +1)
-  Value x = b.mod(u == 0 ? b.add(t.c[dim], t.one) : b.sub(t.c[dim], t.one), t.n[dim]);
-  Value isHalf = b.eq(x, t.half[dim]);
+  Value x = candidateSource(t, dim, u);
   Flow flow;
-  flow.served = u == 0 ? b.eq(isHalf, t.zero) : isHalf;
+  flow.served = servesCandidate(t, dim, u);
   flow.src.resize(t.ndims);
   for (int64_t d = 0; d < t.ndims; ++d)
     flow.src[d] = d < dim    ? b.mod(b.sub(t.c[d], o[d]), t.n[d])
@@ -246,7 +256,7 @@ private:
   /// bound, so that no TABLE entry nobody PUT is read).
   Value servedSum(unsigned set, int64_t j, int64_t dim, Value q, int64_t u) {
     ScheduleBuilder &b = t.b;
-    Value served = b.logicalAnd(t.allEven(set), flowAt(t, set, dim, t.zero, u).served);
+    Value served = b.logicalAnd(t.allEven(set), servesCandidate(t, dim, u));
     return b.sum(t.zero, b.select(served, q, t.zero), [&](Value q2) {
       return length(j, flowAt(t, set, dim, q2, u));
     });
@@ -311,9 +321,10 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   unsigned sets = 1u << ndims;
   // A block's halves: the first goes directly, the second is detoured.
   // alltoall: every block is m bytes; alltoallv: each its own count.
-  Value m = isV ? Value() : b.count(CountArray::recvcount, r);
-  Value second = isV ? Value() : b.sub(m, b.floordiv(m, two));
   auto firstOf = [&](Value count) { return b.floordiv(count, two); };
+  auto secondOf = [&](Value count) { return b.sub(count, firstOf(count)); };
+  Value m = isV ? Value() : b.count(CountArray::recvcount, r);
+  Value second = isV ? Value() : secondOf(m);
   auto recvCount = [&](Value src) { return isV ? b.count(CountArray::recvcount, src) : m; };
 
   if (isV) {
@@ -330,8 +341,7 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
       Value d = t.rankOf(dst);
       Value count = b.count(CountArray::sendcount, d);
       for (auto [j, dim] : llvm::enumerate(dims))
-        b.put(static_cast<int64_t>(j), d, b.sub(count, firstOf(count)),
-              t.rankOf(t.via(t.c, dst, dim)));
+        b.put(static_cast<int64_t>(j), d, secondOf(count), t.rankOf(t.via(t.c, dst, dim)));
     }
   }
 
@@ -388,9 +398,8 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
             t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), false);
         Value d = t.rankOf(dst);
         Value count = b.count(CountArray::sendcount, d);
-        Value lo = firstOf(count);
-        b.send(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, d), lo),
-               b.sub(count, lo), t.rankOf(t.via(t.c, dst, dims[0])), tag);
+        b.send(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, d), firstOf(count)),
+               secondOf(count), t.rankOf(t.via(t.c, dst, dims[0])), tag);
       }
       if (leg == k + 1) {
         // this rank as the destination: from I_k of each tie source
@@ -400,9 +409,9 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
             t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), true);
         Value from = t.rankOf(t.via(src, t.c, dims[k - 1]));
         Value count = recvCount(t.rankOf(src));
-        Value lo = firstOf(count);
-        b.recv(Buffer::recvbuf, b.add(b.count(CountArray::recvdispl, t.rankOf(src)), lo),
-               b.sub(count, lo), from, tag);
+        b.recv(Buffer::recvbuf,
+               b.add(b.count(CountArray::recvdispl, t.rankOf(src)), firstOf(count)),
+               secondOf(count), from, tag);
       }
       // this rank as intermediate I_leg: receive leg `leg`
       if (leg <= k)

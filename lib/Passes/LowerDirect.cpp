@@ -16,8 +16,9 @@
 // order, receives are windowed too (recv_depth = send_depth): with every
 // rank's windows at least one step wide, the lowest pending step of all
 // ranks always has its partner posted, so the exchange cannot deadlock, and
-// the engine tests O(depth) requests per poll instead of O(P). The rank's own block is a local copy, queued after the sends so that
-// it overlaps them.
+// the engine tests O(depth) requests per poll instead of O(P). The rank's
+// own block is a local copy, queued after the sends so that it overlaps
+// them.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
