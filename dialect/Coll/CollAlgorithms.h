@@ -68,6 +68,15 @@ inline llvm::ArrayRef<llvm::StringLiteral> namesOf(OptionKind kind) {
   }
 }
 
+/// Sends in flight per FIFO of the alltoall(v) exchanges when the spec gives
+/// no fifo_depth. The lowerings build their FIFOs with it and the cost model
+/// counts a NIC's transfers in flight with it. The virtual mesh (and
+/// smp-all-cores, which is one) keeps a whole row or column in flight: its
+/// messages are few and combined.
+inline int64_t defaultFifoDepth(llvm::StringRef algorithm) {
+  return algorithm == "vmesh" || algorithm == "smp-all-cores" ? 64 : 16;
+}
+
 /// Whether `algorithm` takes `option`; "auto" takes any option some
 /// algorithm takes (selection keeps those the chosen one takes).
 inline bool takesOption(llvm::StringRef algorithm, llvm::StringRef option) {

@@ -11,6 +11,9 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 //   (T2) size(wrap) == size(shape)
 //   (T3) ranks_per_node >= 1 and prod(shape) * ranks_per_node < 2^31
 //   (T4) alpha_ps, beta_ps, gamma_ps >= 0 and fit in 32 bits
+//   (T5) nic is "", "onload" or "offload", only with switched; onload needs
+//        nic_core_ps > 0 and nic_link_ps > 0; offload needs nic_contexts >= 1;
+//        nic_congestion_ppm >= 0
 def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
   let mnemonic = "topology";
   let summary = "a torus/mesh of SMP nodes with its cost parameters";
@@ -31,13 +34,25 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
         "round with ties at half a ring going + (false)">:$adaptive,
     DefaultValuedParameter<"bool", "false",
         "nodes hang off a non-blocking switch (fabric: switch) instead of "
-        "forming the torus of `shape`">:$switched
+        "forming the torus of `shape`">:$switched,
+    StringRefParameter<"the node's NIC (fabric: switch): \"\" none, onload "
+        "or offload (lib/Spec/Spec.h, NicParams)", "\"\"">:$nic,
+    DefaultValuedParameter<"int64_t", "0",
+        "ps per byte of the node's link (what one core's rate is measured "
+        "against)">:$nic_link_ps,
+    DefaultValuedParameter<"int64_t", "0",
+        "onload: ps per byte one core injects">:$nic_core_ps,
+    DefaultValuedParameter<"int64_t", "16",
+        "offload: transfers in flight served at full rate">:$nic_contexts,
+    DefaultValuedParameter<"int64_t", "0",
+        "offload: throughput lost per transfer beyond them, in millionths">:$nic_congestion_ppm
   );
   let assemblyFormat = [{
     `<` `shape` `=` `[` $shape `]` `,` `wrap` `=` `[` $wrap `]` `,`
     `ranks_per_node` `=` $ranks_per_node `,` `alpha_ps` `=` $alpha_ps `,`
     `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
-    (`,` `adaptive` `=` $adaptive^)? (`,` `switched` `=` $switched^)? `>`
+    (`,` struct($adaptive, $switched, $nic, $nic_link_ps, $nic_core_ps,
+                $nic_contexts, $nic_congestion_ppm)^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

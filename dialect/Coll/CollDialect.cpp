@@ -32,7 +32,9 @@ LogicalResult
 TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> shape, ArrayRef<bool> wrap,
                      int64_t ranksPerNode, int64_t alphaPs, int64_t betaPs,
-                     int64_t gammaPs, bool adaptive, bool switched) {
+                     int64_t gammaPs, bool adaptive, bool switched,
+                     StringRef nic, int64_t nicLinkPs, int64_t nicCorePs,
+                     int64_t nicContexts, int64_t nicCongestionPpm) {
   if (shape.empty() || shape.size() > 3)
     return emitError() << "(T1) topology needs 1 to 3 dimensions, got "
                        << shape.size();
@@ -59,6 +61,20 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (ps < 0 || ps > UINT32_MAX)
       return emitError() << "(T4) cost parameter " << ps
                          << " ps is outside [0, 2^32)";
+  if (!nic.empty() && nic != "onload" && nic != "offload")
+    return emitError() << "(T5) nic is '" << nic
+                       << "'; expected onload or offload";
+  if (!nic.empty() && !switched)
+    return emitError() << "(T5) an " << nic
+                       << " nic needs switched = true (a node's one link to a switch)";
+  if (nic == "onload" && (nicCorePs <= 0 || nicLinkPs <= 0))
+    return emitError() << "(T5) an onload nic needs nic_core_ps and nic_link_ps above 0, got "
+                       << nicCorePs << " and " << nicLinkPs;
+  if (nic == "offload" && nicContexts < 1)
+    return emitError() << "(T5) an offload nic needs nic_contexts >= 1, got " << nicContexts;
+  if (nicCongestionPpm < 0)
+    return emitError() << "(T5) nic_congestion_ppm is " << nicCongestionPpm
+                       << "; it cannot be negative";
   return success();
 }
 

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Cost/CostModel.h"
 
+#include "dialect/Coll/CollAlgorithms.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -67,6 +69,13 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
+double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm,
+                          double cores, double messages) {
+  double window = static_cast<double>(algorithms::defaultFifoDepth(algorithm));
+  double flows = cores * std::min(window, std::max(1.0, messages));
+  return 1 / topo.nic.linkShare(topo.network.linkMBPerS, cores, flows);
+}
+
 namespace {
 /// What the SMP formulas count with: C ranks per node, N nodes, P ranks and
 /// the block m, as doubles.
@@ -84,8 +93,8 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   auto [c, n, p, m] = smpSizes(topo, bytes);
   return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) +
-         2 * c * p * m * net.copyNsPerByte * 1e-3;
+             betaUs(net) * nicSlowdown(topo, "smp-leader", 1, n - 1) +
+         c * p * m * net.copyNsPerByte * 1e-3;
 }
 
 MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
@@ -197,8 +206,10 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
     colLoad = productAlltoallLoad(topo, col, 1);
   }
   double messages = pvx + pvy - 2;
+  double nic = nicSlowdown(topo, "vmesh", static_cast<double>(topo.ranksPerNode),
+                           std::max(pvx, pvy) - 1);
   return messages * net.alphaUs +
-         (rowLoad * (pvy * m + h) + colLoad * (pvx * m + h)) * betaUs(net) +
+         (rowLoad * (pvy * m + h) + colLoad * (pvx * m + h)) * betaUs(net) * nic +
          p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -215,16 +226,19 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
   return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
-         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) +
+         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
+             nicSlowdown(topo, "smp-all-cores", c, n - 1) +
          p * m * net.copyNsPerByte * 1e-3;
 }
 
 double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
+  // the node pairs' messages are spread over the node's cores
+  double agents = std::min(c, n - 1);
   return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) +
+             betaUs(net) * nicSlowdown(topo, "planned", agents, std::ceil((n - 1) / c)) +
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -382,9 +396,10 @@ double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
+  double c = static_cast<double>(topo.ranksPerNode);
   return p * net.alphaUs + p * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
-                               betaUs(net);
+                               betaUs(net) * nicSlowdown(topo, "direct", c, p - 1);
 }
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {

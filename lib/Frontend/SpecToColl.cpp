@@ -64,7 +64,14 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       picoseconds(t.network.alphaUs, 1e6),
       picoseconds(t.network.betaNsPerByte, 1e3),
       picoseconds(t.network.copyNsPerByte, 1e3),
-      t.routing == Routing::Adaptive, t.fabric == Fabric::Switch);
+      t.routing == Routing::Adaptive, t.fabric == Fabric::Switch,
+      t.nic.kind == NicKind::None      ? ""
+      : t.nic.kind == NicKind::Onload ? "onload"
+                                       : "offload",
+      t.nic.kind == NicKind::None ? 0 : picoseconds(1 / t.network.linkMBPerS, 1e6),
+      t.nic.kind == NicKind::Onload ? picoseconds(1 / t.nic.coreMBPerS, 1e6) : 0,
+      t.nic.contexts,
+      t.nic.kind == NicKind::Offload ? std::llround(t.nic.congestion * 1e6) : 0);
   LogicalResult built = failure();
   switch (spec.collective.kind) {
   case CollectiveKind::Alltoall:

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
@@ -37,15 +38,12 @@ using sched::CountArray;
 
 namespace {
 
-/// Sends in flight per FIFO unless the spec says otherwise; enough to keep a
-/// NIC busy without flooding the receivers' unexpected queues.
-constexpr int64_t kDefaultDirectDepth = 16;
 
 template <typename OpTy>
 void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = directFifoDepth(op, kDefaultDirectDepth);
+  int64_t depth = directFifoDepth(op, algorithms::defaultFifoDepth("direct"));
   StringRef order = options.getString("order", "shift");
   bool random = order == "random";
   auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/depth);

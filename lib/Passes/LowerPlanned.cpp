@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
@@ -55,7 +56,6 @@ using sched::CountArray;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 16;
 
 
 
@@ -66,7 +66,7 @@ template <typename OpTy>
 void lowerPlanned(OpTy op, bool isV) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("planned"));
   MLIRContext *ctx = op.getContext();
   auto fifo = sched::FifoAttr::get(ctx, depth, 0);
   createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "planned", {fifo, fifo, fifo, fifo},

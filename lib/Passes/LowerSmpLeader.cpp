@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
@@ -38,14 +39,13 @@ using sched::CountArray;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 16;
 
 
 
 void lowerSmpLeader(coll::AlltoallOp op) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("smp-leader"));
   MLIRContext *ctx = op.getContext();
   auto gatherFifo = sched::FifoAttr::get(ctx, 1, 0);
   auto exchangeFifo = sched::FifoAttr::get(ctx, depth, depth);

@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
 #include "lib/Cost/CostModel.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
@@ -64,7 +65,6 @@ using sched::CountArray;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 64;
 
 /// Pvx as an expression of the topology (see the file comment).
 Value meshWidth(ScheduleBuilder &b, const MeshRows &rows) {
@@ -87,7 +87,7 @@ template <typename OpTy>
 void lowerVMesh(OpTy op, bool isV, bool perNode) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("vmesh"));
   coll::TopologyAttr topology = op.getTopology();
   // the cost model's mesh: what it predicts is what runs
   MeshRows rows = vmeshRows(topology.getShape(), topology.getRanksPerNode());

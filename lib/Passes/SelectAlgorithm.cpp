@@ -30,6 +30,14 @@ TopologySpec collc::topologySpecOf(coll::TopologyAttr topology) {
   topo.network.alphaUs = topology.getAlphaPs() * 1e-6;
   topo.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
   topo.network.copyNsPerByte = topology.getGammaPs() * 1e-3;
+  if (!topology.getNic().empty()) {
+    topo.nic.kind = topology.getNic() == "onload" ? NicKind::Onload : NicKind::Offload;
+    topo.network.linkMBPerS = 1e6 / static_cast<double>(topology.getNicLinkPs());
+    if (topology.getNicCorePs() > 0)
+      topo.nic.coreMBPerS = 1e6 / static_cast<double>(topology.getNicCorePs());
+    topo.nic.contexts = topology.getNicContexts();
+    topo.nic.congestion = static_cast<double>(topology.getNicCongestionPpm()) * 1e-6;
+  }
   return topo;
 }
 

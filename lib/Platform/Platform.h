@@ -15,6 +15,11 @@
 //  - switch: a cluster without backbone (a non-blocking crossbar), each node
 //    one SPLITDUPLEX link of link_mb_per_s and hop_latency_us.
 //
+// With a NIC (fabric: switch; NicParams in Spec.h): onload, each core injects
+// at most core_mb_per_s (smpi/os and smpi/ois charge the sender per byte);
+// offload, the node's link loses throughput beyond `contexts` transfers in
+// flight, which only a C++ platform can say (writeSimGridPlatformSource).
+//
 // A node is one host with ranks_per_node cores; messages between ranks of a
 // node take its loopback link (shm_mb_per_s, shm_latency_us; FATPIPE: every
 // transfer gets the full shared-memory bandwidth). The platform's <config>
@@ -43,6 +48,13 @@ std::string platformHostName(int64_t node);
 /// topology cannot be modelled.
 llvm::Error writeSimGridPlatform(const TopologySpec &topo,
                                  llvm::raw_ostream &os);
+
+/// Writes the SimGrid platform of a switch (fabric: switch) as C++ source
+/// defining load_platform(), for smpirun -platform once built into a shared
+/// library: the machine of writeSimGridPlatform, plus an offload NIC's
+/// congestion (NONLINEAR link sharing), which XML cannot declare.
+llvm::Error writeSimGridPlatformSource(const TopologySpec &topo,
+                                       llvm::raw_ostream &os);
 
 /// Writes an SMPI hostfile: line r names the host of rank r, node
 /// r / ranks_per_node.

@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+
 using namespace collc;
 
 int64_t TopologySpec::numNodes() const {
@@ -15,6 +17,18 @@ int64_t TopologySpec::numNodes() const {
   for (int64_t dim : shape)
     nodes *= dim;
   return nodes;
+}
+
+double NicParams::linkShare(double linkMBPerS, double cores, double flows) const {
+  switch (kind) {
+  case NicKind::None:
+    return 1;
+  case NicKind::Onload:
+    return std::min(1.0, cores * coreMBPerS / linkMBPerS);
+  case NicKind::Offload:
+    return 1 / (1 + congestion * std::max(0.0, flows - static_cast<double>(contexts)));
+  }
+  llvm_unreachable("unknown NIC kind");
 }
 
 llvm::StringRef collc::stringifyCollectiveKind(CollectiveKind kind) {

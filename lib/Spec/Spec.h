@@ -51,6 +51,27 @@ enum class Fabric { Torus, Switch };
 /// adaptively (BG/L), which spreads ties over both directions.
 enum class Routing { DimensionOrder, Adaptive };
 
+/// How a node's network interface behaves as more of its cores use it at
+/// once (seed 002). None: the node's link is the only limit, whoever drives
+/// it. Onload (QLogic InfiniPath): the CPU moves the bytes, so one core
+/// injects at most `coreMBPerS` and more cores raise the node's throughput up
+/// to its link. Offload (Mellanox InfiniHost III): the NIC moves the bytes,
+/// so one core can fill the link, but the NIC serves `contexts` transfers at
+/// full rate and loses throughput beyond them:
+/// B(n) = B / (1 + congestion·max(0, n − contexts)) for n transfers in flight.
+enum class NicKind { None, Onload, Offload };
+
+struct NicParams {
+  NicKind kind = NicKind::None;
+  double coreMBPerS = 0; // onload: one core's injection rate
+  int64_t contexts = 16; // offload: transfers served at full rate
+  double congestion = 0.05; // offload: throughput lost per transfer beyond them
+
+  /// The node link's rate when `cores` cores inject with `flows` transfers in
+  /// flight in all, as a fraction of the link's own rate `linkMBPerS`.
+  double linkShare(double linkMBPerS, double cores, double flows) const;
+};
+
 struct TopologySpec {
   llvm::SmallVector<int64_t, 3> shape; // nodes per dimension, 1..3 dims
   llvm::SmallVector<bool, 3> wrap;     // same length as shape
@@ -58,6 +79,7 @@ struct TopologySpec {
   Fabric fabric = Fabric::Torus;
   Routing routing = Routing::DimensionOrder;
   NetworkParams network;
+  NicParams nic; // fabric: switch only
 
   int64_t numNodes() const;
   int64_t numRanks() const { return numNodes() * ranksPerNode; }

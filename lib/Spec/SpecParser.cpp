@@ -95,6 +95,8 @@ private:
 
   void parseTopology(SMLoc keyLoc, yaml::Node *value, TopologySpec &topo);
   void parseNetwork(SMLoc keyLoc, yaml::Node *value, NetworkParams &net);
+  /// Parses 'nic'; returns whether it parsed cleanly.
+  bool parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic);
   void parseCollective(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
   void parseBytes(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
 
@@ -324,16 +326,89 @@ void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
   });
 }
 
+bool SpecParser::parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic) {
+  yaml::MappingNode *map = expectMapping("'nic'", keyLoc, value);
+  if (!map)
+    return false;
+  static constexpr StringRef keys[] = {"kind", "core_mb_per_s", "contexts",
+                                       "congestion"};
+  // Each key belongs to one kind; the kind may come after it.
+  bool ok = true;
+  StringMap<SMLoc> at;
+  StringMap<SMLoc> seen = visitKeys(map, "'nic'", keys, [&](StringRef key, SMLoc kLoc,
+                                                            yaml::Node *v) {
+    at[key] = locOf(v, kLoc);
+    std::string what = ("'" + key + "'").str();
+    if (key == "kind") {
+      std::optional<std::string> name = readScalar(what, "onload or offload", kLoc, v);
+      if (name && (*name == "onload" || *name == "offload"))
+        nic.kind = *name == "onload" ? NicKind::Onload : NicKind::Offload;
+      else if (name)
+        error(locOf(v, kLoc), "unknown NIC kind '" + *name + "' (expected onload or offload)");
+      ok &= nic.kind != NicKind::None;
+      return;
+    }
+    if (key == "contexts") {
+      std::optional<int64_t> n = readInt(what, kLoc, v);
+      if (n && *n < 1)
+        error(locOf(v, kLoc), what + " is " + Twine(*n) +
+                                  "; a NIC serves at least 1 transfer at full rate");
+      ok &= n && *n >= 1;
+      if (n)
+        nic.contexts = *n;
+      return;
+    }
+    std::optional<double> number = readDouble(what, kLoc, v);
+    // congestion may be 0 (a NIC that never slows down); a rate may not.
+    bool rate = key == "core_mb_per_s";
+    if (number && (*number < 0 || (*number == 0 && rate))) {
+      error(locOf(v, kLoc), what + " is " + cast<yaml::ScalarNode>(v)->getRawValue() +
+                                (rate ? "; it must be greater than 0"
+                                      : "; it cannot be negative"));
+      number.reset();
+    }
+    ok &= number.has_value();
+    if (number)
+      (rate ? nic.coreMBPerS : nic.congestion) = *number;
+  });
+  if (!seen.count("kind")) {
+    error(keyLoc, "missing required key 'kind' in 'nic' (onload or offload)");
+    return false;
+  }
+  if (!ok)
+    return false;
+  // What the other kind's keys would describe does not exist on this NIC.
+  auto refuse = [&](StringRef key, StringRef kind) {
+    if (!at.count(key))
+      return;
+    error(at[key], "'" + key + "' describes an " + kind + " NIC, but 'kind' is " +
+                       (nic.kind == NicKind::Onload ? "onload" : "offload"));
+    ok = false;
+  };
+  if (nic.kind == NicKind::Onload) {
+    refuse("contexts", "offload");
+    refuse("congestion", "offload");
+    if (!at.count("core_mb_per_s")) {
+      error(keyLoc, "an onload NIC needs 'core_mb_per_s': what one core injects "
+                    "(the node's link, network.link_mb_per_s, caps the sum)");
+      ok = false;
+    }
+  } else {
+    refuse("core_mb_per_s", "onload");
+  }
+  return ok;
+}
+
 void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
                                TopologySpec &topo) {
   yaml::MappingNode *map = expectMapping("'topology'", keyLoc, value);
   if (!map)
     return;
   static constexpr StringRef keys[] = {"shape",  "wrap",    "ranks_per_node",
-                                       "fabric", "routing", "network"};
+                                       "fabric", "routing", "network", "nic"};
   // Cross-key checks need to know whether each part parsed cleanly.
   bool shapeOk = false, rpnOk = true;
-  SMLoc shapeLoc, wrapLoc;
+  SMLoc shapeLoc, wrapLoc, nicLoc;
   std::optional<SmallVector<bool, 3>> wrap;
   StringMap<SMLoc> seen = visitKeys(
       map, "'topology'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
@@ -426,6 +501,12 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
                                       "' (expected dimension-order or adaptive)");
           return;
         }
+        if (key == "nic") {
+          nicLoc = kLoc;
+          if (!parseNic(kLoc, v, topo.nic))
+            topo.nic = NicParams();
+          return;
+        }
         parseNetwork(kLoc, v, topo.network);
       });
 
@@ -444,6 +525,9 @@ void SpecParser::parseTopology(SMLoc keyLoc, yaml::Node *value,
   topo.wrap = wrap ? *wrap : SmallVector<bool, 3>(topo.shape.size(), true);
   if (wrap && topo.fabric == Fabric::Switch)
     error(wrapLoc, "'wrap' describes torus links, but fabric is switch");
+  if (seen.count("nic") && topo.fabric != Fabric::Switch)
+    error(nicLoc, "'nic' describes a node's one interface to a switch "
+                  "(fabric: switch); a torus node's links are its own");
 
   // Ranks are C ints at run time (MPI), so P must fit in 2^31 - 1.
   if (!rpnOk)

@@ -1,7 +1,7 @@
 //===- collc.cpp - the collc compiler driver ------------------------------===//
 //
 //   collc SPEC.yaml [-o OUT] [--emit=coll|sched|plan|c|obj]   compile a spec
-//   collc SPEC.yaml --emit=platform|hostfile     the machine, for SimGrid SMPI
+//   collc SPEC.yaml --emit=platform|platform-cpp|hostfile   the machine, for SimGrid SMPI
 //   collc FILE.mlir ...                                  compile coll/sched IR
 //   collc PLAN.collplan --emit=sched|c|obj               inspect or re-wrap
 //
@@ -47,7 +47,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { Coll, Sched, Plan, C, Obj, Platform, Hostfile };
+enum class EmitKind { Coll, Sched, Plan, C, Obj, Platform, PlatformSource, Hostfile };
 
 // --help lists these categories only: the options LLVM's and MLIR's
 // libraries register (back ends, passes, ...) are still accepted but not
@@ -78,6 +78,9 @@ cl::opt<EmitKind> emitKind(
                           "--emit=c"),
                clEnumValN(EmitKind::Platform, "platform",
                           "the spec's machine as a SimGrid platform (XML)"),
+               clEnumValN(EmitKind::PlatformSource, "platform-cpp",
+                          "a switch machine as a SimGrid platform in C++ "
+                          "(for an offload NIC)"),
                clEnumValN(EmitKind::Hostfile, "hostfile",
                           "the SMPI hostfile placing ranks on that "
                           "platform's nodes")));
@@ -210,7 +213,7 @@ LogicalResult handlePlan(MLIRContext &context,
   return writePlan(ArrayRef<uint8_t>(bytes, length));
 }
 
-/// --emit=platform|hostfile: the spec's machine, no compilation.
+/// --emit=platform|platform-cpp|hostfile: the spec's machine, no compilation.
 LogicalResult writeMachine(const Spec &spec) {
   if (emitKind == EmitKind::Hostfile)
     return writeOutput(
@@ -221,7 +224,9 @@ LogicalResult writeMachine(const Spec &spec) {
         "-");
   return writeOutput(
       [&](llvm::raw_pwrite_stream &os) -> LogicalResult {
-        if (llvm::Error err = writeSimGridPlatform(spec.topology, os)) {
+        if (llvm::Error err = emitKind == EmitKind::PlatformSource
+                                  ? writeSimGridPlatformSource(spec.topology, os)
+                                  : writeSimGridPlatform(spec.topology, os)) {
           llvm::errs() << inputFilename << ": error: "
                        << llvm::toString(std::move(err)) << "\n";
           return failure();
@@ -291,8 +296,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // --report: the module before selection and the candidates of the spec
   OwningOpRef<ModuleOp> pristine;
   std::vector<std::string> candidates;
-  bool emitsMachine =
-      emitKind == EmitKind::Platform || emitKind == EmitKind::Hostfile;
+  bool emitsMachine = emitKind == EmitKind::Platform ||
+                      emitKind == EmitKind::PlatformSource ||
+                      emitKind == EmitKind::Hostfile;
   if (emitsMachine && !isSpecFile(inputFilename)) {
     llvm::errs() << "collc: error: --emit=platform and --emit=hostfile need a "
                     "spec (.yaml) describing the machine\n";

@@ -111,3 +111,18 @@ coll.alltoall @topology_t3_nodes {topology = #coll.topology<shape = [2, 46116860
 
 // expected-error @+1 {{(A1) algorithm 'fastest' is not known}}
 coll.alltoall @algorithm_a1 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"fastest">}
+
+// -----
+
+// expected-error @+1 {{(T5) nic is 'smart'; expected onload or offload}}
+coll.alltoall @topology_t5_kind {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, switched = true, nic = "smart">}
+
+// -----
+
+// expected-error @+1 {{(T5) an offload nic needs switched = true (a node's one link to a switch)}}
+coll.alltoall @topology_t5_torus {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, nic = "offload">}
+
+// -----
+
+// expected-error @+1 {{(T5) an onload nic needs nic_core_ps and nic_link_ps above 0, got 0 and 5714}}
+coll.alltoall @topology_t5_onload {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, switched = true, nic = "onload", nic_link_ps = 5714>}

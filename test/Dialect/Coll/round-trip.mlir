@@ -21,3 +21,9 @@ coll.allgatherv @allgatherv {topology = #coll.topology<shape = [4, 2], wrap = [t
 // CHECK-LABEL: coll.allgatherv @allgatherv_auto_block
 // CHECK-SAME: algorithm = #coll.algorithm<"auto", {block_bytes = 1 : i64}>
 coll.allgatherv @allgatherv_auto_block {topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 4, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"auto", {block_bytes = 1}>}
+
+// A switch with an offload NIC: the NIC's parameters print back; the
+// defaults (nic_contexts = 16) are elided.
+// CHECK-LABEL: coll.alltoall @offload_nic
+// CHECK-SAME: switched = true, nic = "offload", nic_link_ps = 5714, nic_congestion_ppm = 10000>
+coll.alltoall @offload_nic {topology = #coll.topology<shape = [16], wrap = [true], ranks_per_node = 8, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, switched = true, nic = "offload", nic_link_ps = 5714, nic_contexts = 16, nic_congestion_ppm = 10000>}
