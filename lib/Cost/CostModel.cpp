@@ -76,6 +76,12 @@ double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm,
   return 1 / topo.nic.linkShare(topo.network.linkMBPerS, cores, flows);
 }
 
+double collc::nicFillUs(const TopologySpec &topo, double messageBytes) {
+  if (topo.nic.kind != NicKind::Onload)
+    return 0;
+  return messageBytes / topo.nic.coreMBPerS; // MB/s = B/µs
+}
+
 namespace {
 /// What the SMP formulas count with: C ranks per node, N nodes, P ranks and
 /// the block m, as doubles.
@@ -94,7 +100,7 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "smp-leader", 1, n - 1) +
-         c * p * m * net.copyNsPerByte * 1e-3;
+         nicFillUs(topo, c * c * m) + c * p * m * net.copyNsPerByte * 1e-3;
 }
 
 MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
@@ -210,6 +216,7 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
                            std::max(pvx, pvy) - 1);
   return messages * net.alphaUs +
          (rowLoad * (pvy * m + h) + colLoad * (pvx * m + h)) * betaUs(net) * nic +
+         nicFillUs(topo, std::max(pvx, pvy) * m) +
          p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -228,7 +235,7 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
              nicSlowdown(topo, "smp-all-cores", c, n - 1) +
-         p * m * net.copyNsPerByte * 1e-3;
+         nicFillUs(topo, c * m) + p * m * net.copyNsPerByte * 1e-3;
 }
 
 double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
@@ -239,6 +246,7 @@ double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "planned", agents, std::ceil((n - 1) / c)) +
+         nicFillUs(topo, c * c * m) +
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -399,7 +407,8 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double c = static_cast<double>(topo.ranksPerNode);
   return p * net.alphaUs + p * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
-                               betaUs(net) * nicSlowdown(topo, "direct", c, p - 1);
+                               betaUs(net) * nicSlowdown(topo, "direct", c, p - 1) +
+         nicFillUs(topo, static_cast<double>(bytes));
 }
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {

@@ -65,6 +65,8 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       picoseconds(t.network.betaNsPerByte, 1e3),
       picoseconds(t.network.copyNsPerByte, 1e3),
       t.routing == Routing::Adaptive, t.fabric == Fabric::Switch,
+      t.network.headerBytes, t.network.protoBytes,
+      picoseconds(t.network.shmLatencyUs, 1e6),
       t.nic.kind == NicKind::None      ? ""
       : t.nic.kind == NicKind::Onload ? "onload"
                                        : "offload",

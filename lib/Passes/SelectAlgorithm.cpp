@@ -30,6 +30,9 @@ TopologySpec collc::topologySpecOf(coll::TopologyAttr topology) {
   topo.network.alphaUs = topology.getAlphaPs() * 1e-6;
   topo.network.betaNsPerByte = topology.getBetaPs() * 1e-3;
   topo.network.copyNsPerByte = topology.getGammaPs() * 1e-3;
+  topo.network.headerBytes = topology.getHeaderBytes();
+  topo.network.protoBytes = topology.getProtoBytes();
+  topo.network.shmLatencyUs = topology.getShmLatencyPs() * 1e-6;
   if (!topology.getNic().empty()) {
     topo.nic.kind = topology.getNic() == "onload" ? NicKind::Onload : NicKind::Offload;
     topo.network.linkMBPerS = 1e6 / static_cast<double>(topology.getNicLinkPs());

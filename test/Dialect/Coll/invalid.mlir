@@ -126,3 +126,8 @@ coll.alltoall @topology_t5_torus {topology = #coll.topology<shape = [4], wrap = 
 
 // expected-error @+1 {{(T5) an onload nic needs nic_core_ps and nic_link_ps above 0, got 0 and 5714}}
 coll.alltoall @topology_t5_onload {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, switched = true, nic = "onload", nic_link_ps = 5714>}
+
+// -----
+
+// expected-error @+1 {{(T4') header_bytes, proto_bytes and shm_latency_ps cannot be negative, got -1, 8 and 100000}}
+coll.alltoall @topology_t4_header {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, header_bytes = -1>}
