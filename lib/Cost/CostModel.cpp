@@ -69,17 +69,35 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
-double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm,
-                          double cores, double messages) {
-  double window = static_cast<double>(algorithms::defaultFifoDepth(algorithm));
-  double flows = cores * std::min(window, std::max(1.0, messages));
-  return 1 / topo.nic.linkShare(topo.network.linkMBPerS, cores, flows);
+collc::NicLoad collc::nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm) {
+  double c = static_cast<double>(topo.ranksPerNode);
+  double n = static_cast<double>(topo.numNodes());
+  if (algorithm == "smp-leader")
+    return {1, n - 1, c * c};
+  if (algorithm == "smp-all-cores")
+    return {c, n - 1, c};
+  if (algorithm == "planned") // the node pairs spread over the node's cores
+    return {std::min(c, n - 1), std::ceil((n - 1) / c), c * c};
+  if (algorithm == "vmesh") {
+    MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
+    double widest = static_cast<double>(std::max(rows.width, rows.height));
+    return {c, widest - 1, widest};
+  }
+  return {c, static_cast<double>(topo.numRanks()) - 1, 1}; // direct
 }
 
-double collc::nicFillUs(const TopologySpec &topo, double messageBytes) {
+double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm) {
+  NicLoad load = nicLoadOf(topo, algorithm);
+  double window = static_cast<double>(algorithms::defaultFifoDepth(algorithm));
+  double flows = load.cores * std::min(window, std::max(1.0, load.messages));
+  return 1 / topo.nic.linkShare(topo.network.linkMBPerS, load.cores, flows);
+}
+
+double collc::nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes) {
   if (topo.nic.kind != NicKind::Onload)
     return 0;
-  return messageBytes / topo.nic.coreMBPerS; // MB/s = B/µs
+  double message = nicLoadOf(topo, algorithm).blocksPerMessage * static_cast<double>(bytes);
+  return message / topo.nic.coreMBPerS; // MB/s = B/µs
 }
 
 namespace {
@@ -99,8 +117,8 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   auto [c, n, p, m] = smpSizes(topo, bytes);
   return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) * nicSlowdown(topo, "smp-leader", 1, n - 1) +
-         nicFillUs(topo, c * c * m) + c * p * m * net.copyNsPerByte * 1e-3;
+             betaUs(net) * nicSlowdown(topo, "smp-leader") +
+         nicFillUs(topo, "smp-leader", bytes) + c * p * m * net.copyNsPerByte * 1e-3;
 }
 
 MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
@@ -212,11 +230,10 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
     colLoad = productAlltoallLoad(topo, col, 1);
   }
   double messages = pvx + pvy - 2;
-  double nic = nicSlowdown(topo, "vmesh", static_cast<double>(topo.ranksPerNode),
-                           std::max(pvx, pvy) - 1);
+  double nic = nicSlowdown(topo, "vmesh");
   return messages * net.alphaUs +
          (rowLoad * (pvy * m + h) + colLoad * (pvx * m + h)) * betaUs(net) * nic +
-         nicFillUs(topo, std::max(pvx, pvy) * m) +
+         nicFillUs(topo, "vmesh", bytes) +
          p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -234,19 +251,16 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   auto [c, n, p, m] = smpSizes(topo, bytes);
   return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
-             nicSlowdown(topo, "smp-all-cores", c, n - 1) +
-         nicFillUs(topo, c * m) + p * m * net.copyNsPerByte * 1e-3;
+             nicSlowdown(topo, "smp-all-cores") +
+         nicFillUs(topo, "smp-all-cores", bytes) + p * m * net.copyNsPerByte * 1e-3;
 }
 
 double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
-  // the node pairs' messages are spread over the node's cores
-  double agents = std::min(c, n - 1);
   return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) * nicSlowdown(topo, "planned", agents, std::ceil((n - 1) / c)) +
-         nicFillUs(topo, c * c * m) +
+             betaUs(net) * nicSlowdown(topo, "planned") + nicFillUs(topo, "planned", bytes) +
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -407,8 +421,8 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double c = static_cast<double>(topo.ranksPerNode);
   return p * net.alphaUs + p * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
-                               betaUs(net) * nicSlowdown(topo, "direct", c, p - 1) +
-         nicFillUs(topo, static_cast<double>(bytes));
+                               betaUs(net) * nicSlowdown(topo, "direct") +
+         nicFillUs(topo, "direct", bytes);
 }
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
@@ -491,6 +505,8 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       e.algorithm = algorithm;
       e.timeUs = timeUs;
       e.percentOfPeak = percentOfPeak(peak, timeUs);
+      if (topo.nic.kind != NicKind::None)
+        e.nicSlowdown = nicSlowdown(topo, algorithm);
       return e;
     };
     bool alltoall = coll.kind == CollectiveKind::Alltoall;
@@ -542,6 +558,10 @@ std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
     text += ", B=" + std::to_string(*estimate.blockBytes) + " B";
   if (!estimate.shape.empty())
     text += ", mesh " + estimate.shape;
+  if (estimate.nicSlowdown) {
+    std::snprintf(line, sizeof(line), ", NIC x%.2f", *estimate.nicSlowdown);
+    text += line;
+  }
   if (estimate.percentOfPeak) {
     std::snprintf(line, sizeof(line), ", %.1f%% of peak",
                   *estimate.percentOfPeak);

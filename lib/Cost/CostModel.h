@@ -53,23 +53,34 @@ constexpr int64_t kDefaultEstimateBytes = 4096;
 /// over both directions (adaptive routing, or the balanced schedule).
 double contention(const TopologySpec &topo, bool balanced = false);
 
-/// How many times longer the node link's share of an exchange takes behind
-/// the spec's NIC than with no NIC (1 with none, and on a torus): `cores`
-/// cores of a node inject, each keeping up to `algorithm`'s default FIFO
-/// depth of its `messages` in flight, so the NIC sees
-/// flows = cores·min(depth, messages) transfers at once (an exchange that is
-/// bandwidth-bound fills its window). Onload: 1/min(1, cores·core/link);
-/// offload: 1 + congestion·max(0, flows − contexts) (NicParams).
-double nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm, double cores,
-                   double messages);
+/// How an exchange drives a node's NIC: `cores` of the node inject, each
+/// sending `messages` messages of `blocksPerMessage` blocks. One table for
+/// the cost formulas and --explain: smp-leader (1 core, N − 1 messages of
+/// C² blocks), smp-all-cores (C cores, N − 1 of C), planned (min(C, N − 1)
+/// cores, ⌈(N − 1)/C⌉ of C²), vmesh (C cores, its wider side's messages),
+/// anything else as direct (C cores, P − 1 of 1).
+struct NicLoad {
+  double cores, messages, blocksPerMessage;
+};
+NicLoad nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm);
 
-/// Behind an onload NIC, the injection of one `messageBytes` message at one
-/// core's rate, which no transfer hides: SMPI (and a CPU that copies the
-/// bytes out) injects a message before its transfer starts, so a core's
-/// pipeline of messages starts one injection late. Schedules with few large
-/// messages a core pay most: planned on 16×8 behind a 44 MB/s core, 128 B
-/// blocks: 811 µs without this term, 997 with it, 993 measured. 0 otherwise.
-double nicFillUs(const TopologySpec &topo, double messageBytes);
+/// How many times longer the node link's share of `algorithm`'s exchange
+/// takes behind the spec's NIC than with none (1 without a NIC, and on a
+/// torus). Each injecting core keeps up to the algorithm's default FIFO
+/// depth of its messages in flight, so the NIC sees
+/// flows = cores·min(depth, messages) transfers at once (a bandwidth-bound
+/// exchange fills its window). Onload: 1/min(1, cores·core/link); offload:
+/// 1 + congestion·max(0, flows − contexts) (NicParams).
+double nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm);
+
+/// Behind an onload NIC, the injection of one of `algorithm`'s messages
+/// (blocks of `bytes`) at one core's rate, which no transfer hides: SMPI
+/// (and a CPU that copies the bytes out) injects a message before its
+/// transfer starts, so a core's pipeline of messages starts one injection
+/// late. Schedules with few large messages a core pay most: planned on 16×8
+/// behind a 44 MB/s core, 128 B blocks: 811 µs without this term, 997 with
+/// it, 993 measured. 0 otherwise.
+double nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes);
 
 /// Blocks of one rank that are a tie away in some dimension (0 with
 /// adaptive routing, a switch, or no even ring).
@@ -224,6 +235,7 @@ struct AlgorithmEstimate {
   std::optional<int64_t> blockBytes;   // blocked-ring: B
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
   std::string shape;                   // vmesh: the mesh, "Pvx x Pvy"
+  std::optional<double> nicSlowdown;   // behind a NIC: nicSlowdown
 };
 
 /// Every algorithm applicable to the spec's op (alltoall: direct, balanced,
