@@ -58,7 +58,8 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     `<` `shape` `=` `[` $shape `]` `,` `wrap` `=` `[` $wrap `]` `,`
     `ranks_per_node` `=` $ranks_per_node `,` `alpha_ps` `=` $alpha_ps `,`
     `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
-    (`,` struct($adaptive, $switched, $header_bytes, $proto_bytes, $shm_latency_ps, $nic, $nic_link_ps, $nic_core_ps,
+    (`,` struct($adaptive, $switched, $header_bytes, $proto_bytes,
+                $shm_latency_ps, $nic, $nic_link_ps, $nic_core_ps,
                 $nic_contexts, $nic_congestion_ppm)^)? `>`
   }];
   let genVerifyDecl = 1;

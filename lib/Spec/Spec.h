@@ -65,7 +65,7 @@ struct NicParams {
   NicKind kind = NicKind::None;
   double coreMBPerS = 0; // onload: one core's injection rate
   int64_t contexts = 16; // offload: transfers served at full rate
-  double congestion = 0.05; // offload: throughput lost per transfer beyond them
+  double congestion = 0.01; // offload: throughput lost per transfer beyond them
 
   /// The node link's rate when `cores` cores inject with `flows` transfers in
   /// flight in all, as a fraction of the link's own rate `linkMBPerS`.
