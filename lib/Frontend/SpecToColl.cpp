@@ -67,9 +67,7 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       t.routing == Routing::Adaptive, t.fabric == Fabric::Switch,
       t.network.headerBytes, t.network.protoBytes,
       picoseconds(t.network.shmLatencyUs, 1e6),
-      t.nic.kind == NicKind::None      ? ""
-      : t.nic.kind == NicKind::Onload ? "onload"
-                                       : "offload",
+      stringifyNicKind(t.nic.kind),
       t.nic.kind == NicKind::None ? 0 : picoseconds(1 / t.network.linkMBPerS, 1e6),
       t.nic.kind == NicKind::Onload ? picoseconds(1 / t.nic.coreMBPerS, 1e6) : 0,
       t.nic.contexts,

@@ -33,8 +33,9 @@ TopologySpec collc::topologySpecOf(coll::TopologyAttr topology) {
   topo.network.headerBytes = topology.getHeaderBytes();
   topo.network.protoBytes = topology.getProtoBytes();
   topo.network.shmLatencyUs = topology.getShmLatencyPs() * 1e-6;
-  if (!topology.getNic().empty()) {
-    topo.nic.kind = topology.getNic() == "onload" ? NicKind::Onload : NicKind::Offload;
+  // the attribute's verifier (T5) admits only the spellings symbolizeNicKind knows
+  topo.nic.kind = symbolizeNicKind(topology.getNic()).value_or(NicKind::None);
+  if (topo.nic.kind != NicKind::None) {
     topo.network.linkMBPerS = 1e6 / static_cast<double>(topology.getNicLinkPs());
     if (topology.getNicCorePs() > 0)
       topo.nic.coreMBPerS = 1e6 / static_cast<double>(topology.getNicCorePs());

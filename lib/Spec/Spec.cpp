@@ -19,6 +19,26 @@ int64_t TopologySpec::numNodes() const {
   return nodes;
 }
 
+llvm::StringRef collc::stringifyNicKind(NicKind kind) {
+  switch (kind) {
+  case NicKind::None:
+    return "";
+  case NicKind::Onload:
+    return "onload";
+  case NicKind::Offload:
+    return "offload";
+  }
+  llvm_unreachable("unknown NIC kind");
+}
+
+std::optional<NicKind> collc::symbolizeNicKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<NicKind>>(name)
+      .Case("", NicKind::None)
+      .Case("onload", NicKind::Onload)
+      .Case("offload", NicKind::Offload)
+      .Default(std::nullopt);
+}
+
 double NicParams::linkShare(double linkMBPerS, double cores, double flows) const {
   switch (kind) {
   case NicKind::None:

@@ -61,6 +61,11 @@ enum class Routing { DimensionOrder, Adaptive };
 /// B(n) = B / (1 + congestion·max(0, n − contexts)) for n transfers in flight.
 enum class NicKind { None, Onload, Offload };
 
+/// "" (None), "onload", "offload": the spelling of the spec and of
+/// #coll.topology's `nic`.
+llvm::StringRef stringifyNicKind(NicKind kind);
+std::optional<NicKind> symbolizeNicKind(llvm::StringRef name);
+
 struct NicParams {
   NicKind kind = NicKind::None;
   double coreMBPerS = 0; // onload: one core's injection rate

@@ -341,8 +341,9 @@ bool SpecParser::parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic) {
     std::string what = ("'" + key + "'").str();
     if (key == "kind") {
       std::optional<std::string> name = readScalar(what, "onload or offload", kLoc, v);
-      if (name && (*name == "onload" || *name == "offload"))
-        nic.kind = *name == "onload" ? NicKind::Onload : NicKind::Offload;
+      std::optional<NicKind> kind = name ? symbolizeNicKind(*name) : std::nullopt;
+      if (kind && *kind != NicKind::None)
+        nic.kind = *kind;
       else if (name)
         error(locOf(v, kLoc), "unknown NIC kind '" + *name + "' (expected onload or offload)");
       ok &= nic.kind != NicKind::None;
@@ -382,7 +383,7 @@ bool SpecParser::parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic) {
     if (!at.count(key))
       return;
     error(at[key], "'" + key + "' describes an " + kind + " NIC, but 'kind' is " +
-                       (nic.kind == NicKind::Onload ? "onload" : "offload"));
+                       stringifyNicKind(nic.kind));
     ok = false;
   };
   if (nic.kind == NicKind::Onload) {
