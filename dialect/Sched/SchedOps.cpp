@@ -341,6 +341,8 @@ ParseResult SumOp::parse(OpAsmParser &parser, OperationState &result) {
   Type index = parser.getBuilder().getIndexType();
   inductionVar.type = index;
   Region *body = result.addRegion();
+  if (succeeded(parser.parseOptionalKeyword("max")))
+    result.addAttribute(getMaxAttrName(result.name), parser.getBuilder().getUnitAttr());
   if (parser.parseArgument(inductionVar) || parser.parseEqual() ||
       parser.parseOperand(lower) || parser.parseKeyword("to") ||
       parser.parseOperand(upper) ||
@@ -354,10 +356,10 @@ ParseResult SumOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void SumOp::print(OpAsmPrinter &p) {
-  p << " " << getInductionVar() << " = " << getLower() << " to " << getUpper()
-    << " ";
+  p << (getMax() ? " max " : " ") << getInductionVar() << " = " << getLower() << " to "
+    << getUpper() << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
-  p.printOptionalAttrDict((*this)->getAttrs());
+  p.printOptionalAttrDict((*this)->getAttrs(), {getMaxAttrName()});
 }
 
 void SumOp::getAsmBlockArgumentNames(Region &region,

@@ -303,13 +303,15 @@ def Sched_TableOp : Sched_ExprOp<"table"> {
 def Sched_SumOp : Sched_Op<"sum", [Pure, SingleBlockImplicitTerminator<"YieldOp">,
     RecursiveMemoryEffects,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
-  let summary = "the sum of the body's value over %k in [lower, upper)";
+  let summary = "the sum (or maximum) of the body's value over %k in [lower, upper)";
   let description = [{
     `%s = sched.sum %k = %lo to %hi { ... sched.yield %v }` is 0 when
     %hi <= %lo. Prefix sums over run-time counts and exchanged tables lay
-    out stages of variable size.
+    out stages of variable size. `sched.sum max %k = ...` is the largest
+    value instead (0 when the range is empty): the size of a slot that
+    stages of variable size take turns in.
   }];
-  let arguments = (ins Index:$lower, Index:$upper);
+  let arguments = (ins Index:$lower, Index:$upper, UnitAttr:$max);
   let results = (outs Index:$result);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

@@ -527,7 +527,7 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       add("vmesh", vmeshAlltoallUs(topo, base.bytes)).shape =
           std::to_string(rows.width) + "x" + std::to_string(rows.height);
     }
-    if (alltoall && topo.shape.size() >= 2 && !smp && topo.fabric == Fabric::Torus)
+    if (topo.shape.size() >= 2 && !smp && topo.fabric == Fabric::Torus)
       add("two-phase", twoPhaseAlltoallUs(topo, base.bytes));
     // Only where routing cannot balance the links itself: with adaptive
     // routing the direct exchange reaches the bound (seed 000: 99% on BG/L)

@@ -239,7 +239,9 @@ struct AlgorithmEstimate {
 };
 
 /// Every algorithm applicable to the spec's op (alltoall: direct, balanced,
-/// smp-leader, two-phase, vmesh; alltoallv: direct, vmesh; allgatherv: direct, blocked-ring), for the spec's largest 'bytes' (4096
+/// smp-leader, two-phase, vmesh, dim-rings, smp-all-cores, planned;
+/// alltoallv: direct, balanced, two-phase, vmesh, smp-all-cores, planned;
+/// allgatherv: direct, blocked-ring, smp-blocked-ring), for the spec's largest 'bytes' (4096
 /// when absent), best first. For allgatherv, bytes is each rank's
 /// contribution and no rank is assumed empty.
 std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);

@@ -25,6 +25,16 @@
 //   * The block of the arrival meant for the intermediate itself is received
 //     straight into the receive buffer (a gathered receive), never staged.
 //
+// alltoallv. An intermediate does not know the lengths of the blocks it
+// stages and forwards. The bind-time exchange (plan format v2) tells it once
+// per bind: every source PUTs, to the intermediate at each line offset, the
+// length of each block that intermediate stages (table 0, index the
+// destination: (n_L − 1)·(Q − 1) records a rank, P − n_L − Q + 1). An arrival's
+// blocks are laid out in plane order by prefix sums over those lengths, and a
+// stage slot is as large as the largest arrival (a `sched.sum max`), so the
+// credits bound memory as for alltoall; evaluated once per bind, never per
+// start.
+//
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
 #include "lib/Passes/Passes.h"
@@ -60,7 +70,8 @@ int64_t lineDimension(ArrayRef<int64_t> shape) {
   return longest;
 }
 
-LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
+template <typename OpTy>
+LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   coll::TopologyAttr topology = op.getTopology();
   if (topology.getRanksPerNode() != 1)
     return op.emitError("the two-phase alltoall schedules one rank per torus "
@@ -80,7 +91,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
   // Both phases visit their peers in an order the receivers reproduce, so
   // receives are windowed like sends.
   auto fifo = sched::FifoAttr::get(ctx, depth, depth);
-  createPlanFor(builder, op, "alltoall", "two-phase", {fifo, fifo},
+  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "two-phase", {fifo, fifo},
                 {"arrived", "freed"});
   ScheduleBuilder b(builder, op.getLoc());
 
@@ -113,8 +124,39 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
     return b.rankAt(at, zero);
   };
 
-  Value m = b.count(CountArray::recvcount, r);
-  Value stageBytes = b.mul(planeSize, m);
+  /// The source of arrival i (1-based): i back along the line.
+  auto sourceOf = [&](Value i) { return rankAt(b.mod(b.sub(c[line], i), nl), own); };
+  if (isV) {
+    // The bind-time exchange: this rank, as a source, tells the intermediate
+    // at each line offset i the length of every block it stages there (all
+    // but the intermediate's own, which it receives itself).
+    OpBuilder::InsertionGuard guard(builder);
+    b.exchange();
+    sched::ForOp offsets = b.forLoop(one, nl);
+    Value to = b.mod(b.add(c[line], offsets.getInductionVar()), nl);
+    Value via = rankAt(to, own);
+    sched::ForOp blocks = b.forLoop(zero, planeSize);
+    Value q = blocks.getInductionVar();
+    b.ifThen(b.ne(q, own));
+    Value dst = rankAt(to, q);
+    b.put(0, dst, b.count(CountArray::sendcount, dst), via);
+  }
+  Value m = isV ? Value() : b.count(CountArray::recvcount, r);
+  /// Length of the block for plane index q (not own) in arrival i.
+  auto lengthOf = [&](Value i, Value q) {
+    return isV ? b.table(0, sourceOf(i), rankAt(c[line], q)) : m;
+  };
+  /// Bytes of arrival i's staged blocks before plane index q: alltoall
+  /// keeps a slot per plane index (own's unused), alltoallv packs them.
+  auto before = [&](Value i, Value q) {
+    if (!isV)
+      return b.mul(q, m);
+    auto term = [&](Value q2) { return lengthOf(i, q2); };
+    return b.add(b.sum(zero, b.min(q, own), term), b.sum(b.add(own, one), q, term));
+  };
+  // A stage slot holds one arrival: alltoallv's as large as the largest.
+  Value stageBytes = isV ? b.maxOf(one, nl, [&](Value i) { return before(i, planeSize); })
+                         : b.mul(planeSize, m);
   Value arrivals = b.sub(nl, one);
   Value slots =
       stages ? b.min(b.c(*stages), b.max(arrivals, one))
@@ -126,7 +168,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
   builder.create<sched::ScratchOp>(op.getLoc(), b.mul(slots, stageBytes));
   /// Offset of plane index q in the slot of arrival i (1-based).
   auto staged = [&](Value i, Value q) {
-    return b.add(b.mul(b.mod(b.sub(i, one), slots), stageBytes), b.mul(q, m));
+    return b.add(b.mul(b.mod(b.sub(i, one), slots), stageBytes), before(i, q));
   };
 
   // named after their dimensions, so that the choice of line shows in the IR
@@ -140,8 +182,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
     sched::ForOp loop = b.forLoop(one, nl);
     Value i = loop.getInductionVar();
     Value to = b.mod(b.add(c[line], i), nl);
-    Value from = b.mod(b.sub(c[line], i), nl);
-    Value peer = rankAt(to, own), source = rankAt(from, own);
+    Value peer = rankAt(to, own), source = sourceOf(i);
     {
       OpBuilder::InsertionGuard inner(builder);
       b.sendGathered(peer, zero);
@@ -168,7 +209,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
                   b.count(CountArray::recvcount, source));
       }
       b.ifThen(b.ne(q, own)); // the others: staged for phase 2
-      b.segment(Buffer::scratch, staged(i, q), m);
+      b.segment(Buffer::scratch, staged(i, q), lengthOf(i, q));
     };
     Value reuse = b.lt(slots, i);
     {
@@ -202,7 +243,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
     {
       OpBuilder::InsertionGuard branch(builder);
       b.ifThen(b.ne(j, zero));
-      b.sendSignalling(Buffer::scratch, staged(j, q), m, dst, zero,
+      b.sendSignalling(Buffer::scratch, staged(j, q), lengthOf(j, q), dst, zero,
                        ScheduleBuilder::EventRef{"arrived", {j}},
                        ScheduleBuilder::EventRef{"freed", {j}});
     }
@@ -213,7 +254,7 @@ LogicalResult lowerTwoPhase(coll::AlltoallOp op) {
            b.count(CountArray::recvcount, source), peer, zero);
   }
   b.copy(Buffer::sendbuf, b.count(CountArray::senddispl, r), Buffer::recvbuf,
-         b.count(CountArray::recvdispl, r), m);
+         b.count(CountArray::recvdispl, r), b.count(CountArray::recvcount, r));
   op.erase();
   return success();
 }
@@ -222,7 +263,10 @@ struct CollLowerTwoPhasePass
     : public collc::impl::CollLowerTwoPhaseBase<CollLowerTwoPhasePass> {
   void runOnOperation() override {
     for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"two-phase"}))
-      if (failed(lowerTwoPhase(op)))
+      if (failed(lowerTwoPhase(op, /*isV=*/false)))
+        return signalPassFailure();
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"two-phase"}))
+      if (failed(lowerTwoPhase(op, /*isV=*/true)))
         return signalPassFailure();
   }
 };

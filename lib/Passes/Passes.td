@@ -58,7 +58,7 @@ def CollLowerDimRings : Pass<"coll-lower-dim-rings", "mlir::ModuleOp"> {
 }
 
 def CollLowerTwoPhase : Pass<"coll-lower-two-phase", "mlir::ModuleOp"> {
-  let summary = "lower alltoall to seed 000's two-phase torus schedule";
+  let summary = "lower alltoall(v) to seed 000's two-phase torus schedule";
   let description = [{
     Phase 1 along a line (one combined message per intermediate), phase 2
     in the plane (each block forwarded as soon as its line message

@@ -182,7 +182,16 @@ public:
   /// sum over k in [lo, hi) of term(k), as a sched.sum.
   mlir::Value sum(mlir::Value lo, mlir::Value hi,
                   llvm::function_ref<mlir::Value(mlir::Value)> term) {
-    auto op = builder.create<sched::SumOp>(loc, builder.getIndexType(), lo, hi);
+    return reduce(lo, hi, term, /*max=*/false);
+  }
+  /// max over k in [lo, hi) of term(k) (0 if empty), as a sched.sum max.
+  mlir::Value maxOf(mlir::Value lo, mlir::Value hi,
+                    llvm::function_ref<mlir::Value(mlir::Value)> term) {
+    return reduce(lo, hi, term, /*max=*/true);
+  }
+  mlir::Value reduce(mlir::Value lo, mlir::Value hi,
+                     llvm::function_ref<mlir::Value(mlir::Value)> term, bool max) {
+    auto op = builder.create<sched::SumOp>(loc, builder.getIndexType(), lo, hi, max);
     mlir::Block &body = op.getBody().emplaceBlock();
     mlir::Value k = body.addArgument(builder.getIndexType(), loc);
     mlir::OpBuilder::InsertionGuard guard(builder);

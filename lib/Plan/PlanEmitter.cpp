@@ -183,7 +183,7 @@ LogicalResult Emitter::encode(Value value, std::string &code) {
         if (summand.size() > UINT16_MAX)
           return op.emitError("sched.sum body encodes to more than 64 KiB");
         uint16_t n = summand.size();
-        code.push_back(static_cast<char>(COLLRT_X_SUM));
+        code.push_back(static_cast<char>(op.getMax() ? COLLRT_X_SUM_MAX : COLLRT_X_SUM));
         code.push_back(static_cast<char>(slot));
         appendImm(code, &n, 2);
         code += summand;

@@ -85,12 +85,14 @@ Value Importer::decodeCode(const uint8_t *&p, const uint8_t *end) {
       stack.push_back(make<TableOp>(static_cast<int64_t>(*p++), from, index));
       break;
     }
-    case COLLRT_X_SUM: {
+    case COLLRT_X_SUM:
+    case COLLRT_X_SUM_MAX: {
       Value upper = pop(), lower = pop();
       uint8_t var = p[0];
       uint16_t n = readImm<uint16_t>(p + 1);
       p += 3;
-      auto sum = builder.create<SumOp>(loc, builder.getIndexType(), lower, upper);
+      auto sum = builder.create<SumOp>(loc, builder.getIndexType(), lower, upper,
+                                       opcode == COLLRT_X_SUM_MAX);
       Block &body = sum.getBody().emplaceBlock();
       Value saved = vars[var];
       vars[var] = body.addArgument(builder.getIndexType(), loc);

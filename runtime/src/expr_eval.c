@@ -110,7 +110,8 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
         return s;
       break;
     }
-    case COLLRT_X_SUM: {
+    case COLLRT_X_SUM:
+    case COLLRT_X_SUM_MAX: {
       unsigned var = x[pc], n = collrt_rd16(x + pc + 1);
       pc += 3;
       b = st[--sp]; /* hi */
@@ -128,7 +129,9 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
           ctx->vars[var] = k;
           if ((s = eval_code(ctx, &body, pc + n, &term, why, why_len)))
             return s;
-          if (__builtin_add_overflow(v, term, &v))
+          if (op == COLLRT_X_SUM_MAX)
+            v = k == a || term > v ? term : v;
+          else if (__builtin_add_overflow(v, term, &v))
             FAIL("SUM over [%lld, %lld) overflows int64", (long long)a, (long long)b);
         }
         ctx->vars[var] = saved;

@@ -73,7 +73,7 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
     case COLLRT_X_RDISPL: case COLLRT_X_NOT: case COLLRT_X_ISQRT:
       pops = 1; break;
     case COLLRT_X_TABLE: imm = 1; pops = 2; break;
-    case COLLRT_X_SUM: imm = 3; pops = 2; break;
+    case COLLRT_X_SUM: case COLLRT_X_SUM_MAX: imm = 3; pops = 2; break;
     case COLLRT_X_ADD: case COLLRT_X_SUB: case COLLRT_X_MUL: case COLLRT_X_DIV:
     case COLLRT_X_MOD: case COLLRT_X_MIN: case COLLRT_X_MAX:
     case COLLRT_X_CEILDIV: case COLLRT_X_EQ: case COLLRT_X_NE: case COLLRT_X_LT:
@@ -91,7 +91,7 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
                       field, op, at, end ? "SUM summand" : "pool");
       return COLLRT_ERR_PLAN_INVALID;
     }
-    if (op == COLLRT_X_VAR || op == COLLRT_X_SUM) {
+    if (op == COLLRT_X_VAR || op == COLLRT_X_SUM || op == COLLRT_X_SUM_MAX) {
       unsigned v = x[pc];
       if (v >= d->nvars) {
         collrt_diag_set(diag, "plan field '%s': variable %u at offset %u but the plan declares %u variables",
@@ -128,7 +128,7 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
       return COLLRT_ERR_PLAN_INVALID;
     }
     depth -= pops;
-    if (op == COLLRT_X_SUM) {
+    if (op == COLLRT_X_SUM || op == COLLRT_X_SUM_MAX) {
       unsigned var = x[pc], n = collrt_rd16(x + pc + 1u);
       pc += imm;
       if (nesting + 1u > COLLRT_MAX_SUM_NESTING) {

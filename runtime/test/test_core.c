@@ -227,6 +227,8 @@ static void test_expressions(void) {
       {"0 4 sum1[ v1 v1 * ]", 14}, {"5 2 sum1[ 1 ]", 0}, {"2 2 sum1[ 1 ]", 0},
       {"0 4 sum1[ 0 v1 sum2[ v2 v1 * ] ]", 0 + 0 + 2 + 9}, {"1 0 3 sum1[ v1 ] +", 4},
       {"0 12 sum1[ v1 rcount ]", 78},
+      {"0 4 max1[ v1 v1 * ]", 9}, {"5 2 max1[ 1 ]", 0}, {"1 4 max1[ 0 v1 - ]", -1},
+      {"0 3 max1[ 0 v1 sum2[ v2 ] ]", 1}, {"0 12 max1[ v1 rcount ] 0 12 sum1[ v1 rcount ] <=", 1},
   };
   char why[200];
   collrt_status_t st;
@@ -245,6 +247,7 @@ static void test_expressions(void) {
       {"0 5 table1", "TABLE 1: rank 0 PUT no entry 5 to rank 3"}, {"12 0 table0", "rank 12 is outside"},
       {"0 2000 sum1[ 1 ]", "exceeds the bind budget"},
       {"0 3 sum1[ 4611686018427387904 ]", "overflows"},
+      {"0 2000 max1[ 1 ]", "exceeds the bind budget"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
     why[0] = 0;

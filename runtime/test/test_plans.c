@@ -65,8 +65,9 @@ uint16_t tp_expr(tp_builder_t *b, const char *src) {
     } else if (!strncmp(t, "table", 5)) { /* tableT: pops from, index */
       put(b, COLLRT_X_TABLE);
       put(b, (uint8_t)atoi(t + 5));
-    } else if (!strncmp(t, "sum", 3) && t[strlen(t) - 1] == '[') { /* sumV[ summand ] */
-      put(b, COLLRT_X_SUM);
+    } else if ((!strncmp(t, "sum", 3) || !strncmp(t, "max", 3)) &&
+               t[strlen(t) - 1] == '[') { /* sumV[ summand ], maxV[ summand ] */
+      put(b, t[0] == 's' ? COLLRT_X_SUM : COLLRT_X_SUM_MAX);
       put(b, (uint8_t)atoi(t + 3));
       if (nopen <= COLLRT_MAX_SUM_NESTING)
         open_sums[nopen++] = b->desc.expr_bytes;

@@ -302,6 +302,11 @@ typedef enum collrt_expr_op {
                                hi <= lo), then continues after it. The var
                                is visible only in the summand; SUMs nest at
                                most COLLRT_MAX_SUM_NESTING deep */
+  COLLRT_X_SUM_MAX = 0x19,  /* as SUM, but pushes the maximum of the summand
+                               over [lo, hi) (0 if hi <= lo): the size of the
+                               largest of several variable stages, e.g. a
+                               stage slot reused round robin. Nests with SUM
+                               in the same budget */
   COLLRT_X_ADD = 0x20,      /* pop b, a: a + b */
   COLLRT_X_SUB = 0x21,
   COLLRT_X_MUL = 0x22,

@@ -174,7 +174,11 @@ sched.plan @gathered attributes {collective = "alltoall", algorithm = "custom", 
 // CHECK: %[[S:[a-z0-9_]+]] = sched.sum %[[T:[a-z0-9_]+]] = %{{.*}} to %{{.*}} {
 // CHECK-NEXT: %[[V:[a-z0-9_]+]] = sched.table 1[%[[T]], %{{.*}}]
 // CHECK-NEXT: sched.yield %[[V]]
-// CHECK: sched.scratch %[[S]]
+// CHECK: %[[M:[a-z0-9_]+]] = sched.sum max %[[U:[a-z0-9_]+]] = %{{.*}} to %{{.*}} {
+// CHECK-NEXT: %[[W:[a-z0-9_]+]] = sched.table 1[%[[U]], %{{.*}}]
+// CHECK-NEXT: sched.yield %[[W]]
+// CHECK: %[[B:[a-z0-9_]+]] = sched.add %[[S]], %[[M]]
+// CHECK: sched.scratch %[[B]]
 // CHECK: sched.exchange {
 // CHECK: sched.put table 1[%{{.*}}] = %{{.*}} to %{{.*}}
 sched.plan @exchange attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, block_bytes = array<i64: 0, 65536>} {
@@ -185,7 +189,12 @@ sched.plan @exchange attributes {collective = "alltoallv", algorithm = "custom",
     %v = sched.table 1 [%t, %r]
     sched.yield %v
   }
-  sched.scratch %s
+  %m = sched.sum max %u = %zero to %p {
+    %w = sched.table 1 [%u, %r]
+    sched.yield %w
+  }
+  %both = sched.add %s, %m
+  sched.scratch %both
   sched.exchange {
     sched.for %k = %zero to %p {
       %n = sched.count sendcount[%k]
