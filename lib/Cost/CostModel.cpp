@@ -264,15 +264,40 @@ double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
 
+int64_t collc::twoPhaseLine(llvm::ArrayRef<int64_t> shape) {
+  int64_t longest = 0;
+  for (int64_t d = 1; d < static_cast<int64_t>(shape.size()); ++d)
+    if (shape[d] > shape[longest])
+      longest = d;
+  if (shape.size() == 3)
+    for (int64_t d = 0; d < 3; ++d) {
+      int64_t a = shape[(d + 1) % 3], b = shape[(d + 2) % 3];
+      if (a == b && shape[d] != a)
+        return d;
+    }
+  return longest;
+}
+
 double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
-  int64_t line = 0;
-  for (size_t d = 1; d < topo.shape.size(); ++d)
-    if (topo.shape[d] > topo.shape[line])
-      line = static_cast<int64_t>(d);
-  double q = static_cast<double>(topo.numNodes() / topo.shape[line]);
-  return directAlltoallUs(topo, bytes) + net.alphaUs +
-         q * static_cast<double>(bytes + net.headerBytes) * betaUs(net);
+  int64_t line = twoPhaseLine(topo.shape);
+  double nl = static_cast<double>(topo.shape[line]);
+  double q = static_cast<double>(topo.numNodes()) / nl;
+  double m = static_cast<double>(bytes), h = static_cast<double>(net.headerBytes);
+  // one line (all coordinates along it, one elsewhere), and one plane
+  llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> lineSets, planeSets;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    llvm::SmallVector<int64_t, 8> all, one = {0};
+    for (int64_t x = 0; x < topo.shape[d]; ++x)
+      all.push_back(x);
+    lineSets.push_back(static_cast<int64_t>(d) == line ? all : one);
+    planeSets.push_back(static_cast<int64_t>(d) == line ? one : all);
+  }
+  double lineUs = (nl - 1) * net.alphaUs +
+                  productAlltoallLoad(topo, lineSets, 1) * (q * m + h) * betaUs(net);
+  double planeUs = nl * (q - 1) * net.alphaUs +
+                   nl * productAlltoallLoad(topo, planeSets, 1) * (m + h) * betaUs(net);
+  return std::max(lineUs, planeUs) + net.alphaUs + q * (m + h) * betaUs(net);
 }
 
 double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {

@@ -99,13 +99,22 @@ double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// 15.7 ms, one C·P·m copy is 13.4 ms; charging both copies was 34% high).
 double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// T_two-phase ≈ T_direct + α + Q·(m + h)·β for seed 000's schedule (line of
-/// n_L nodes, plane of Q): its two pipelined phases send P − 1 messages per
-/// rank, like the direct exchange, and cross the same links; the pipeline
-/// fills once (the first line message, Q blocks, arrives before forwarding
-/// starts). The model has no term for what makes it win on BG/L (direct's
-/// hot spots on asymmetric tori beyond the bisection load), so it never
-/// predicts a win over direct; --explain lists it.
+/// Seed 000's rule for the two-phase schedule's line: the dimension whose
+/// removal leaves a symmetric plane (the other extents equal) if it differs
+/// from them, else the longest. The lowering and the model both use it.
+int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
+
+/// T_two-phase ≈ max(T_line, T_plane) + α + Q·(m + h)·β for seed 000's
+/// schedule (line of n_L nodes, plane of Q). The line phase sends n_L − 1
+/// messages of Q blocks, two in flight (offsets 1, n_L − 1, 2, ...: both
+/// directions loaded alike, arrivals one pair at a time); the plane phase
+/// forwards each arrival's blocks as it comes in, n_L rounds of a plane
+/// alltoall. The phases use disjoint links and overlap, so the slower one
+/// sets the pace: T_line = (n_L − 1)·α + L_line·(Q·m + h)·β and T_plane =
+/// n_L·(Q − 1)·α + n_L·L_plane·(m + h)·β, with L the busiest link's
+/// messages (productAlltoallLoad: routing ties included); the first
+/// arrival fills the pipeline. SMPI, 4 KiB, line depth 2: 4x4x4 1488.5 us
+/// measured, 1497 modelled; 8x4x4 4252.5, 4120.
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// The rows of seed 000's virtual mesh (A3): Pvx = ranks per node ×
