@@ -104,17 +104,19 @@ double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// from them, else the longest. The lowering and the model both use it.
 int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 
-/// T_two-phase ≈ max(T_line, T_plane) + α + Q·(m + h)·β for seed 000's
-/// schedule (line of n_L nodes, plane of Q). The line phase sends n_L − 1
-/// messages of Q blocks, two in flight (offsets 1, n_L − 1, 2, ...: both
-/// directions loaded alike, arrivals one pair at a time); the plane phase
-/// forwards each arrival's blocks as it comes in, n_L rounds of a plane
-/// alltoall. The phases use disjoint links and overlap, so the slower one
-/// sets the pace: T_line = (n_L − 1)·α + L_line·(Q·m + h)·β and T_plane =
-/// n_L·(Q − 1)·α + n_L·L_plane·(m + h)·β, with L the busiest link's
-/// messages (productAlltoallLoad: routing ties included); the first
-/// arrival fills the pipeline. SMPI, 4 KiB, line depth 2: 4x4x4 1488.5 us
-/// measured, 1497 modelled; 8x4x4 4252.5, 4120.
+/// T_two-phase for seed 000's schedule (line of n_L nodes, plane of Q): the
+/// line phase sends n_L − 1 messages of Q blocks, two in flight (offsets 1,
+/// n_L − 1, 2, ...), half of a tie's detoured the other way round on a
+/// router that breaks ties one way; the plane phase forwards each arrival
+/// as it comes in, n_L rounds of a plane alltoall, on other links. So
+///   T_line  = n_L·α + L_line·(Q·m + h)·β     (ties split: the detour)
+///   T_round = (Q − 1)·α + L_plane·(m + h)·β
+///   T = max(T_line + T_detour + T_round, max(Q·(m + h)·β, T_round) + (n_L − 1)·T_round)
+/// line-bound: the last arrival (the tie, whose detour's legs run one after
+/// the other: T_detour = ⌊Q/2⌋·(m + h)·β) and its round; plane-bound: the
+/// rounds back to back once the first arrival is in. L: the busiest link's
+/// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
+/// 8x4x4 3718.0 us (bench/smpi/README.md, "Two-phase").
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// The rows of seed 000's virtual mesh (A3): Pvx = ranks per node ×

@@ -24,6 +24,18 @@
 //     8x4x4: 5158.6 us, 58.1% of the bisection bound; now 4252.5 us, 70.5%;
 //     16x4x4: 16600.2 us, 72.2%, now 14510.5 us, 82.6%). In order 1, 2, 3,
 //     ... one at a time only one direction worked: 6394.1 us.
+//   * Balanced ties: a router that breaks ties one way (SimGrid: +, − from
+//     n/2; not BG/L's adaptive one) loads the + links of an even line with
+//     up to n/2 + 1 more messages than the bound's n²/8 (ring of 8: 10
+//     against 8). The tie arrival's blocks [Q/2, Q) go the other way round
+//     through a forwarder (FIFO 2, event `detoured`), as in the balanced
+//     alltoall: 8x4x4 at 4 KiB 4252.5 -> 3718.0 us (80.6% of the bound),
+//     4x4x4 1488.5 -> 1358.9 us.
+//   * The plane phase visits its peers in a shuffled order every rank
+//     shares (seed kPlaneSeed; receivers compute their senders' steps), as
+//     the direct exchange does: in plane-index order a FIFO's window of 16
+//     sends crowded one row's links (8x8x4 at 4 KiB: 11194.1 us in order,
+//     8392.3 us shuffled, 71.4% of the bound).
 //   * Bounded intermediate memory (seed 000 §5): S stage slots of one plane
 //     (Q·m bytes) each, reused round robin; the receive of arrival i into
 //     the slot of arrival i−S waits until every forward out of it completed
@@ -38,12 +50,12 @@
 // alltoallv. An intermediate does not know the lengths of the blocks it
 // stages and forwards. The bind-time exchange (plan format v2) tells it once
 // per bind: every source PUTs, to the intermediate at each line offset, the
-// length of each block that intermediate stages (table 0, index the
-// destination: (n_L − 1)·(Q − 1) records a rank, P − n_L − Q + 1). An arrival's
-// blocks are laid out in plane order by prefix sums over those lengths, and a
-// stage slot is as large as the largest arrival (a `sched.sum max`), so the
-// credits bound memory as for alltoall; evaluated once per bind, never per
-// start.
+// length of each block of its plane (table 0, index the plane index: P − Q
+// records a rank), and its tie's forwarder the detoured half's total (table
+// 1). An arrival's blocks are laid out in plane order by prefix sums over
+// those lengths, and a stage slot is as large as the largest arrival (a
+// `sched.sum max`), so the credits bound memory as for alltoall; evaluated
+// once per bind, never per start.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -66,6 +78,8 @@ namespace {
 constexpr int64_t kDefaultDepth = 16;
 /// Line messages in flight: one arrival each way round (see offsetOf).
 constexpr int64_t kLineDepth = 2;
+/// The plane phase's shared shuffle.
+constexpr int64_t kPlaneSeed = 1;
 
 template <typename OpTy>
 LogicalResult lowerTwoPhase(OpTy op, bool isV) {
@@ -90,11 +104,20 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   auto fifo = sched::FifoAttr::get(ctx, depth, depth);
   int64_t lineDepth = std::min(depth, kLineDepth);
   auto lineFifo = sched::FifoAttr::get(ctx, lineDepth, lineDepth);
-  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "two-phase", {lineFifo, fifo},
-                {"arrived", "freed"});
+  int64_t line = twoPhaseLine(shape);
+  // A router that breaks ties one way (not adaptive) on a wrapped line: the
+  // tie arrival's second half takes the detour on FIFO 2, whose receives
+  // come in no order a receiver can predict: posted up front.
+  bool balanceTies = !topology.getAdaptive() && topology.getWrap()[line];
+  SmallVector<sched::FifoAttr> fifos = {lineFifo, fifo};
+  SmallVector<StringRef> events = {"arrived", "freed"};
+  if (balanceTies) {
+    fifos.push_back(sched::FifoAttr::get(ctx, depth, /*recv_depth=*/0));
+    events.push_back("detoured");
+  }
+  createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "two-phase", fifos, events);
   ScheduleBuilder b(builder, op.getLoc());
 
-  int64_t line = twoPhaseLine(shape);
   SmallVector<int64_t, 2> plane;
   for (int64_t d = 0; d < ndims; ++d)
     if (d != line)
@@ -122,6 +145,12 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
     }
     return b.rankAt(at, zero);
   };
+  /// The rank of this rank's line at coordinate `x` (its plane index).
+  auto onLine = [&](Value x) {
+    SmallVector<Value, 3> at(c.begin(), c.end());
+    at[line] = x;
+    return b.rankAt(at, zero);
+  };
 
   /// The line offset of arrival k (1-based): 1, n−1, 2, n−2, ...: each
   /// pair of arrivals loads the + and the − links alike, so a shallow line
@@ -132,35 +161,71 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   };
   /// The source of arrival k: its offset back along the line.
   auto sourceOf = [&](Value k) {
-    return rankAt(b.mod(b.sub(c[line], offsetOf(k)), nl), own);
+    return onLine(b.mod(b.sub(c[line], offsetOf(k)), nl));
   };
+  // Tie balancing. With n even, arrival n − 1 comes from offset n/2, which
+  // the router sends one way (+, or − from n/2): its blocks [0, Q/2) go
+  // directly, blocks [Q/2, Q) the other way round, through the forwarder
+  // J = S + σ one hop against the tie's direction (σ = −1, or +1 from n/2);
+  // from J the offset to the intermediate is n/2 + 1 the other way, whose
+  // shorter way is the reverse. Each line link then carries n²/8 blocks'
+  // worth instead of up to n/2 + ... (ring of 8: 8 messages, not 9.5-10).
+  Value two = b.c(2);
+  Value h = b.floordiv(nl, two), half = b.floordiv(planeSize, two);
+  Value ties = balanceTies ? b.logicalAnd(b.eq(b.mod(nl, two), zero), b.ge(nl, b.c(4))) : zero;
+  Value kTie = b.sub(nl, one); // offsetOf(n − 1) = n/2 when n is even
+  auto isTie = [&](Value k) { return b.logicalAnd(ties, b.eq(k, kTie)); };
+  /// Arrival k's line message carries blocks [0, directEnd(k)).
+  auto directEnd = [&](Value k) { return b.select(isTie(k), half, planeSize); };
+  auto sigma = [&](Value x) { return b.sub(b.mul(b.eq(x, h), two), one); };
+  /// Candidate u's source line coordinate, for this rank as forwarder J:
+  /// mine + 1 (u = 0) unless that is n/2, mine − 1 (u = 1) if that is n/2.
+  auto candidate = [&](Value u) {
+    return b.mod(b.sub(b.add(c[line], one), b.mul(u, two)), nl);
+  };
+  auto serves = [&](Value u) {
+    return b.logicalAnd(ties, b.eq(b.eq(candidate(u), h), u));
+  };
+
   if (isV) {
     // The bind-time exchange: this rank, as a source, tells the intermediate
-    // at each line offset i the length of every block it stages there (all
-    // but the intermediate's own, which it receives itself).
+    // at each line offset i the length of every block it stages there
+    // (table 0, index the plane index; the intermediate's own too, so that
+    // its layout is one prefix sum), and its tie's forwarder the detoured
+    // half's total (table 1).
     OpBuilder::InsertionGuard guard(builder);
     b.exchange();
-    sched::ForOp offsets = b.forLoop(one, nl);
-    Value to = b.mod(b.add(c[line], offsetOf(offsets.getInductionVar())), nl);
-    Value via = rankAt(to, own);
-    sched::ForOp blocks = b.forLoop(zero, planeSize);
-    Value q = blocks.getInductionVar();
-    b.ifThen(b.ne(q, own));
-    Value dst = rankAt(to, q);
-    b.put(0, dst, b.count(CountArray::sendcount, dst), via);
+    {
+      OpBuilder::InsertionGuard section(builder);
+      sched::ForOp offsets = b.forLoop(one, nl);
+      Value to = b.mod(b.add(c[line], offsetOf(offsets.getInductionVar())), nl);
+      Value via = onLine(to);
+      sched::ForOp blocks = b.forLoop(zero, planeSize);
+      Value q = blocks.getInductionVar();
+      b.put(0, q, b.count(CountArray::sendcount, rankAt(to, q)), via);
+    }
+    if (balanceTies) {
+      b.ifThen(ties);
+      Value to = b.mod(b.add(c[line], h), nl);
+      Value forwarder = onLine(b.mod(b.add(c[line], sigma(c[line])), nl));
+      Value bytes = b.sum(half, planeSize, [&](Value q) {
+        return b.count(CountArray::sendcount, rankAt(to, q));
+      });
+      b.put(1, zero, bytes, forwarder);
+    }
   }
   Value m = isV ? Value() : b.count(CountArray::recvcount, r);
   /// Length of the block for plane index q (not own) in arrival i.
   auto lengthOf = [&](Value i, Value q) {
-    return isV ? b.table(0, sourceOf(i), rankAt(c[line], q)) : m;
+    return isV ? b.table(0, sourceOf(i), q) : m;
   };
-  /// Bytes of arrival i's staged blocks before plane index q: alltoall
-  /// keeps a slot per plane index (own's unused), alltoallv packs them.
+  /// Bytes of arrival i's staged blocks before plane index q: a place per
+  /// plane index (own's unused: one sum, not two around it), alltoallv's
+  /// each as long as its block.
   auto before = [&](Value i, Value q) {
     if (!isV)
       return b.mul(q, m);
-    auto term = [&](Value q2) { return lengthOf(i, q2); };
-    return b.add(b.sum(zero, b.min(q, own), term), b.sum(b.add(own, one), q, term));
+    return b.sum(zero, q, [&](Value q2) { return lengthOf(i, q2); });
   };
   // A stage slot holds one arrival: alltoallv's as large as the largest.
   Value stageBytes = isV ? b.maxOf(one, nl, [&](Value i) { return before(i, planeSize); })
@@ -173,11 +238,61 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   // A plane of one rank stages nothing (its block goes straight to the
   // receive buffer) and so frees nothing: no slot is ever reused.
   slots = b.select(b.eq(planeSize, one), b.max(arrivals, one), slots);
-  builder.create<sched::ScratchOp>(op.getLoc(), b.mul(slots, stageBytes));
   /// Offset of plane index q in the slot of arrival i (1-based).
   auto staged = [&](Value i, Value q) {
     return b.add(b.mul(b.mod(b.sub(i, one), slots), stageBytes), before(i, q));
   };
+  // As forwarder J, a region per candidate u after the slots: the blocks
+  // [Q/2, Q) it forwards, received and sent on as one contiguous message
+  // (only the intermediate needs them apart). alltoallv: its length from
+  // table 1; a sum's bound, not a select, skips a candidate not served.
+  Value slotBytes = b.mul(slots, stageBytes);
+  auto detourBytes = [&](Value u) {
+    if (!isV)
+      return b.select(serves(u), b.mul(b.sub(planeSize, half), m), zero);
+    return b.sum(zero, serves(u), [&](Value) {
+      return b.table(1, onLine(candidate(u)), zero);
+    });
+  };
+  /// Where candidate u's region starts: after the slots and region 0.
+  auto detourBase = [&](Value u) {
+    return b.add(slotBytes, b.mul(u, detourBytes(zero)));
+  };
+  builder.create<sched::ScratchOp>(
+      op.getLoc(), balanceTies ? b.add(detourBase(one), detourBytes(one)) : slotBytes);
+  /// A gathered receive of arrival k's blocks [lo, hi) from `from` (tag
+  /// `tag`): this rank's own to the receive buffer, the others staged. A
+  /// receive into a slot in use waits for the forwards out of it
+  /// (freed[k − S]); into a fresh slot on freed[0], which only the
+  /// zero-length copy at the start signals, so one body serves both.
+  auto receiveArrival = [&](Value k, Value from, Value tag, Value lo, Value hi) {
+    Value source = sourceOf(k);
+    OpBuilder::InsertionGuard inner(builder);
+    auto recv = builder.create<sched::RecvOp>(
+        op.getLoc(), sched::BufferAttr(), Value(), Value(), from, tag,
+        FlatSymbolRefAttr::get(ctx, "freed"), ValueRange{b.max(b.sub(k, slots), zero)},
+        FlatSymbolRefAttr::get(ctx, "arrived"), ValueRange{k});
+    builder.setInsertionPointToStart(&recv.getBody().emplaceBlock());
+    sched::ForOp blocks = b.forLoop(lo, hi);
+    Value q = blocks.getInductionVar();
+    {
+      OpBuilder::InsertionGuard mine(builder);
+      b.ifThen(b.eq(q, own)); // the block for this rank: delivered
+      b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, source),
+                b.count(CountArray::recvcount, source));
+    }
+    b.ifThen(b.ne(q, own)); // the others: staged for phase 2
+    b.segment(Buffer::scratch, staged(k, q), lengthOf(k, q));
+  };
+  /// The gathered segments of blocks [lo, hi) this rank sends to line
+  /// coordinate `to`'s plane.
+  auto sendBlocks = [&](Value to, Value lo, Value hi) {
+    sched::ForOp blocks = b.forLoop(lo, hi);
+    Value dst = rankAt(to, blocks.getInductionVar());
+    b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
+              b.count(CountArray::sendcount, dst));
+  };
+  Value directTag = zero, detourTag = one;
 
   // named after their dimensions, so that the choice of line shows in the IR
   static const char *const names[] = {"x", "y", "z"};
@@ -187,46 +302,54 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   b.phase((std::string("line ") + names[line]).c_str(), 0);
   {
     OpBuilder::InsertionGuard guard(builder);
+    builder.create<sched::CopyOp>(
+        op.getLoc(), sched::BufferAttr::get(ctx, Buffer::sendbuf), zero,
+        sched::BufferAttr::get(ctx, Buffer::scratch), zero, zero, FlatSymbolRefAttr(),
+        ValueRange(), FlatSymbolRefAttr::get(ctx, "freed"), ValueRange{zero});
     sched::ForOp loop = b.forLoop(one, nl);
     Value i = loop.getInductionVar();
     Value to = b.mod(b.add(c[line], offsetOf(i)), nl);
-    Value peer = rankAt(to, own), source = sourceOf(i);
     {
       OpBuilder::InsertionGuard inner(builder);
-      b.sendGathered(peer, zero);
-      sched::ForOp blocks = b.forLoop(zero, planeSize);
-      Value dst = rankAt(to, blocks.getInductionVar());
-      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, dst),
-                b.count(CountArray::sendcount, dst));
+      b.sendGathered(onLine(to), directTag);
+      sendBlocks(to, zero, directEnd(i));
     }
-    // The receive into a slot in use waits for the forwards out of it.
-    auto receive = [&](std::optional<ScheduleBuilder::EventRef> wait) {
+    if (balanceTies) {
+      // the tie's second half, to the forwarder, in the same step
       OpBuilder::InsertionGuard inner(builder);
-      auto recv = builder.create<sched::RecvOp>(
-          op.getLoc(), sched::BufferAttr(), Value(), Value(), source, zero,
-          wait ? FlatSymbolRefAttr::get(ctx, wait->name) : FlatSymbolRefAttr(),
-          wait ? ValueRange(wait->index) : ValueRange(),
-          FlatSymbolRefAttr::get(ctx, "arrived"), ValueRange{i});
-      builder.setInsertionPointToStart(&recv.getBody().emplaceBlock());
-      sched::ForOp blocks = b.forLoop(zero, planeSize);
-      Value q = blocks.getInductionVar();
-      {
-        OpBuilder::InsertionGuard mine(builder);
-        b.ifThen(b.eq(q, own)); // the block for this rank: delivered
-        b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, source),
-                  b.count(CountArray::recvcount, source));
-      }
-      b.ifThen(b.ne(q, own)); // the others: staged for phase 2
-      b.segment(Buffer::scratch, staged(i, q), lengthOf(i, q));
-    };
-    Value reuse = b.lt(slots, i);
-    {
-      OpBuilder::InsertionGuard branch(builder);
-      b.ifThen(reuse);
-      receive(ScheduleBuilder::EventRef{"freed", {b.sub(i, slots)}});
+      b.ifThen(isTie(i));
+      b.sendGathered(onLine(b.mod(b.add(c[line], sigma(c[line])), nl)), detourTag);
+      sendBlocks(to, half, planeSize);
     }
-    b.ifThen(b.eq(reuse, zero));
-    receive(std::nullopt);
+    receiveArrival(i, sourceOf(i), directTag, zero, directEnd(i));
+    if (balanceTies) {
+      // as forwarder J: the second half of each candidate u's tie
+      OpBuilder::InsertionGuard inner(builder);
+      b.ifThen(isTie(i));
+      Value u = b.forLoop(zero, two).getInductionVar();
+      b.ifThen(serves(u));
+      b.recv(Buffer::scratch, detourBase(u), detourBytes(u), onLine(candidate(u)),
+             detourTag, ScheduleBuilder::EventRef{"detoured", {u}});
+    }
+  }
+  if (balanceTies) {
+    builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
+    b.phase("detour", 2);
+    OpBuilder::InsertionGuard guard(builder);
+    {
+      // as forwarder J: on to each candidate u's intermediate, once it arrived
+      OpBuilder::InsertionGuard inner(builder);
+      Value u = b.forLoop(zero, two).getInductionVar();
+      b.ifThen(serves(u));
+      b.sendSignalling(Buffer::scratch, detourBase(u), detourBytes(u),
+                       onLine(b.mod(b.add(candidate(u), h), nl)), detourTag,
+                       ScheduleBuilder::EventRef{"detoured", {u}}, std::nullopt);
+    }
+    // as intermediate: the second half of the tie arrival, from its forwarder
+    b.ifThen(ties);
+    Value tieSource = b.mod(b.sub(c[line], h), nl);
+    receiveArrival(kTie, onLine(b.mod(b.add(tieSource, sigma(tieSource)), nl)), detourTag,
+                   half, planeSize);
   }
 
   builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
@@ -237,7 +360,7 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
     OpBuilder::InsertionGuard guard(builder);
     sched::ForOp stage = b.forLoop(zero, nl);
     Value j = stage.getInductionVar();
-    sched::ForOp peers = b.forLoop(one, planeSize);
+    sched::ForOp peers = b.forLoop(one, planeSize, b.c(kPlaneSeed), /*shared=*/true);
     Value t = peers.getInductionVar();
     Value q = b.mod(b.add(own, t), planeSize);
     Value qs = b.mod(b.sub(own, t), planeSize);
