@@ -111,10 +111,12 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 /// as it comes in, n_L rounds of a plane alltoall, on other links. So
 ///   T_line  = n_L·α + L_line·(Q·m + h)·β     (ties split: the detour)
 ///   T_round = (Q − 1)·α + L_plane·(m + h)·β
-///   T = max(T_line + T_detour + T_round, max(Q·(m + h)·β, T_round) + (n_L − 1)·T_round)
+///   T = max(T_line + T_detour + T_round,
+///           max(Q·(m + h)·β, T_round) + (n_L − 0.8)·T_round)
 /// line-bound: the last arrival (the tie, whose detour's legs run one after
 /// the other: T_detour = ⌊Q/2⌋·(m + h)·β) and its round; plane-bound: the
-/// rounds back to back once the first arrival is in. L: the busiest link's
+/// rounds back to back once the first arrival is in, plus a fifth of a
+/// round for the tails in which a round's longest flows run alone. L: the busiest link's
 /// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
 /// 8x4x4 3718.0 us (bench/smpi/README.md, "Two-phase").
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
