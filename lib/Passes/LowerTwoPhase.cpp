@@ -26,8 +26,8 @@
 //     ... one at a time only one direction worked: 6394.1 us.
 //   * Balanced ties: a router that breaks ties one way (SimGrid: +, − from
 //     n/2; not BG/L's adaptive one) loads the + links of an even line with
-//     up to n/2 + 1 more messages than the bound's n²/8 (ring of 8: 10
-//     against 8). The tie arrival's blocks [Q/2, Q) go the other way round
+//     up to n/4 more messages than the bound's n²/8 (ring of 8: 10 against
+//     8). The tie arrival's blocks [Q/2, Q) go the other way round
 //     through a forwarder (FIFO 2, event `detoured`), as in the balanced
 //     alltoall: 8x4x4 at 4 KiB 4252.5 -> 3718.0 us (80.6% of the bound),
 //     4x4x4 1488.5 -> 1358.9 us.
@@ -168,8 +168,9 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   // directly, blocks [Q/2, Q) the other way round, through the forwarder
   // J = S + σ one hop against the tie's direction (σ = −1, or +1 from n/2);
   // from J the offset to the intermediate is n/2 + 1 the other way, whose
-  // shorter way is the reverse. Each line link then carries n²/8 blocks'
-  // worth instead of up to n/2 + ... (ring of 8: 8 messages, not 9.5-10).
+  // shorter way is the reverse. Each line link then carries the ring's
+  // bound, n²/8 messages' worth, instead of up to n²/8 + n/4 (ring of 8: 8,
+  // not 9.5 to 10).
   Value two = b.c(2);
   Value h = b.floordiv(nl, two), half = b.floordiv(planeSize, two);
   Value ties = balanceTies ? b.logicalAnd(b.eq(b.mod(nl, two), zero), b.ge(nl, b.c(4))) : zero;
