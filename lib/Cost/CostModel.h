@@ -114,7 +114,7 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 ///   T = max(T_line + T_detour + T_round,
 ///           max(Q·(m + h)·β, T_round) + (n_L − 0.8)·T_round)
 /// line-bound: the last arrival (the tie, whose detour's legs run one after
-/// the other: T_detour = ⌊Q/2⌋·(m + h)·β) and its round; plane-bound: the
+/// the other: T_detour = ⌈Q/2⌉·(m + h)·β) and its round; plane-bound: the
 /// rounds back to back once the first arrival is in, plus a fifth of a
 /// round for the tails in which a round's longest flows run alone. L: the busiest link's
 /// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
@@ -253,7 +253,7 @@ struct AlgorithmEstimate {
 
 /// Every algorithm applicable to the spec's op (alltoall: direct, balanced,
 /// smp-leader, two-phase, vmesh, dim-rings, smp-all-cores, planned;
-/// alltoallv: direct, balanced, two-phase, vmesh, smp-all-cores, planned;
+/// alltoallv: direct, balanced, vmesh, smp-all-cores, planned;
 /// allgatherv: direct, blocked-ring, smp-blocked-ring), for the spec's largest 'bytes' (4096
 /// when absent), best first. For allgatherv, bytes is each rank's
 /// contribution and no rank is assumed empty.
