@@ -144,6 +144,15 @@ MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
   return best;
 }
 
+/// Coordinates from, from + step, ... below `to`: a dimension's share of a
+/// product set for productAlltoallLoad.
+static llvm::SmallVector<int64_t, 8> coordinates(int64_t from, int64_t to, int64_t step = 1) {
+  llvm::SmallVector<int64_t, 8> set;
+  for (int64_t i = from; i < to; i += step)
+    set.push_back(i);
+  return set;
+}
+
 double collc::productAlltoallLoad(const TopologySpec &topo,
                                   llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
                                   int64_t cores) {
@@ -206,9 +215,7 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
     // columns: the segment's multiples there and every later dimension
     llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> row, col;
     for (size_t d = 0; d < topo.shape.size(); ++d) {
-      llvm::SmallVector<int64_t, 8> all, first{0};
-      for (int64_t i = 0; i < topo.shape[d]; ++i)
-        all.push_back(i);
+      llvm::SmallVector<int64_t, 8> all = coordinates(0, topo.shape[d]), first{0};
       if (d < rows.dims) {
         row.push_back(all);
         col.push_back(first);
@@ -217,13 +224,8 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes) {
         col.push_back(all);
       } else {
         int64_t segment = topo.shape[d] / rows.parts;
-        llvm::SmallVector<int64_t, 8> within, spaced;
-        for (int64_t i = 0; i < segment; ++i)
-          within.push_back(i);
-        for (int64_t i = 0; i < topo.shape[d]; i += segment)
-          spaced.push_back(i);
-        row.push_back(within);
-        col.push_back(spaced);
+        row.push_back(coordinates(0, segment));
+        col.push_back(coordinates(0, topo.shape[d], segment));
       }
     }
     rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
@@ -288,9 +290,7 @@ double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   // one line (all coordinates along it, one elsewhere), and one plane
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> lineSets, planeSets;
   for (size_t d = 0; d < topo.shape.size(); ++d) {
-    llvm::SmallVector<int64_t, 8> all, one = {0};
-    for (int64_t x = 0; x < topo.shape[d]; ++x)
-      all.push_back(x);
+    llvm::SmallVector<int64_t, 8> all = coordinates(0, topo.shape[d]), one = {0};
     lineSets.push_back(static_cast<int64_t>(d) == line ? all : one);
     planeSets.push_back(static_cast<int64_t>(d) == line ? one : all);
   }

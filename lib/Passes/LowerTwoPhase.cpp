@@ -59,6 +59,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Cost/CostModel.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
@@ -75,7 +76,6 @@ using sched::CountArray;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 16;
 /// Line messages in flight: one arrival each way round (see offsetOf).
 constexpr int64_t kLineDepth = 2;
 /// The plane phase's shared shuffle.
@@ -96,7 +96,8 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
                         "topology of 2 or 3 dimensions (this one has 1)");
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth =
+      options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("two-phase"));
   std::optional<int64_t> stages = options.getInt("stages");
   MLIRContext *ctx = op.getContext();
   // Both phases visit their peers in an order the receivers reproduce, so
@@ -216,7 +217,8 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
     }
   }
   Value m = isV ? Value() : b.count(CountArray::recvcount, r);
-  /// Length of the block for plane index q (not own) in arrival i.
+  /// Length of the block for plane index q in arrival i (alltoallv: what
+  /// its source PUT).
   auto lengthOf = [&](Value i, Value q) {
     return isV ? b.table(0, sourceOf(i), q) : m;
   };
@@ -269,11 +271,8 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   auto receiveArrival = [&](Value k, Value from, Value tag, Value lo, Value hi) {
     Value source = sourceOf(k);
     OpBuilder::InsertionGuard inner(builder);
-    auto recv = builder.create<sched::RecvOp>(
-        op.getLoc(), sched::BufferAttr(), Value(), Value(), from, tag,
-        FlatSymbolRefAttr::get(ctx, "freed"), ValueRange{b.max(b.sub(k, slots), zero)},
-        FlatSymbolRefAttr::get(ctx, "arrived"), ValueRange{k});
-    builder.setInsertionPointToStart(&recv.getBody().emplaceBlock());
+    b.recvGathered(from, tag, ScheduleBuilder::EventRef{"arrived", {k}},
+                   ScheduleBuilder::EventRef{"freed", {b.max(b.sub(k, slots), zero)}});
     sched::ForOp blocks = b.forLoop(lo, hi);
     Value q = blocks.getInductionVar();
     {

@@ -137,10 +137,11 @@ public:
     return op;
   }
   sched::RecvOp recvGathered(mlir::Value peer, mlir::Value tag,
-                             std::optional<EventRef> signal = std::nullopt) {
+                             std::optional<EventRef> signal = std::nullopt,
+                             std::optional<EventRef> wait = std::nullopt) {
     auto op = builder.create<sched::RecvOp>(
         loc, sched::BufferAttr(), mlir::Value(), mlir::Value(), peer, tag,
-        nullptr, mlir::ValueRange(), ref(signal), indexOf(signal));
+        ref(wait), indexOf(wait), ref(signal), indexOf(signal));
     builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
     return op;
   }

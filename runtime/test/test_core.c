@@ -228,7 +228,7 @@ static void test_expressions(void) {
       {"0 4 sum1[ 0 v1 sum2[ v2 v1 * ] ]", 0 + 0 + 2 + 9}, {"1 0 3 sum1[ v1 ] +", 4},
       {"0 12 sum1[ v1 rcount ]", 78},
       {"0 4 max1[ v1 v1 * ]", 9}, {"5 2 max1[ 1 ]", 0}, {"1 4 max1[ 0 v1 - ]", -1},
-      {"0 3 max1[ 0 v1 sum2[ v2 ] ]", 1}, {"0 12 max1[ v1 rcount ] 0 12 sum1[ v1 rcount ] <=", 1},
+      {"0 3 max1[ 0 v1 sum2[ v2 ] ]", 1}, {"0 12 max1[ v1 rcount ]", 9}, {"0 4 max1[ v1 rcount ]", 7},
   };
   char why[200];
   collrt_status_t st;
