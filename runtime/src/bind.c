@@ -196,7 +196,7 @@ static void say_transport(const collrt_coll_t *c) {
   if (collrt_coll_transport(c, &t, NULL))
     return;
   static const char *const how[] = {"MPI point-to-point", "shared memory, one copy (memcpy in one address space)",
-                                    "shared memory, one copy (process_vm_readv)"};
+                                    "shared memory, one copy (process_vm_readv/writev: both ends copy)"};
   fprintf(stderr, "collrt: rank 0's node has %d rank%s; on-node messages%s go through %s%s%s; rank 0 moves %zu of its %zu transfers that way\n",
           t.node_ranks, t.node_ranks == 1 ? "" : "s",
           t.shm && t.shm_min_bytes ? " of at least a threshold" : "", how[t.shm],

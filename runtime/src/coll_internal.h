@@ -30,6 +30,9 @@ typedef struct collrt_node {
   uint32_t copy_ps_per_byte; /* the plan's gamma: SMPI charges copies by it */
   uint8_t *bounce;  /* cross-process reads at aliased distances (shm.c) */
   int bounce_always; /* COLLRT_SHM_BOUNCE=always: every read bounces (tests) */
+  int64_t chunk_bytes; /* COLLRT_SHM_CHUNK: bytes a chunk both ends copy (tests); 0 = shm.c's rule */
+  int push_only;       /* COLLRT_SHM_COPY=push: receivers leave every chunk to senders (tests) */
+  uint64_t pulled, pushed; /* chunks copied since bind, as receiver and as sender */
   char why[160];    /* why not shared memory, for COLLRT_VERBOSE */
 } collrt_node_t;
 

@@ -251,6 +251,19 @@ static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wr
     printf("digest=%016llx\n", all);
 }
 
+/* COLLRT_VERBOSE: who copied the chunks of on-node messages, summed over
+ * the ranks (the receivers, or the senders into the receivers' buffers). */
+static void say_chunks(const collrt_coll_t *c, MPI_Comm comm, int wrank) {
+  const char *v = getenv("COLLRT_VERBOSE");
+  collrt_transport_info_t t;
+  if (!v || !*v || !strcmp(v, "0") || collrt_coll_transport(c, &t, NULL))
+    return;
+  unsigned long long mine[2] = {t.shm_chunks_pulled, t.shm_chunks_pushed}, all[2];
+  MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  if (wrank == 0)
+    printf("shared memory: receivers copied %llu chunks, senders %llu\n", all[0], all[1]);
+}
+
 /* One timed run of the plan (c != NULL) or of the native collective: the
  * maximum over ranks of Barrier-separated start+wait, in microseconds. */
 static double timed_run(collrt_coll_t *c, const bufs_t *b, uint8_t *native_out,
@@ -464,6 +477,8 @@ int main(int argc, char **argv) {
   }
   if (o.digest)
     print_digest(o.native_only, &b, comm, wrank);
+  if (!o.native_only)
+    say_chunks(coll, comm, wrank);
   free(tc);
   free(tn);
   collrt_coll_free(coll);

@@ -79,7 +79,7 @@ void collrt_coll_free(collrt_coll_t *coll);
 typedef enum collrt_shm_mode {
   COLLRT_SHM_OFF = 0,          /* every message over MPI (why says why) */
   COLLRT_SHM_SAME_PROCESS = 1, /* the node's ranks share an address space */
-  COLLRT_SHM_CMA = 2,          /* separate processes: process_vm_readv */
+  COLLRT_SHM_CMA = 2,          /* separate processes: process_vm_readv/writev */
 } collrt_shm_mode_t;
 
 typedef struct collrt_transport_info {
@@ -89,6 +89,10 @@ typedef struct collrt_transport_info {
   size_t shm_steps;      /* this rank's sends and receives over shared memory */
   size_t steps;          /* all its sends and receives */
   const char *why;       /* shm == COLLRT_SHM_OFF: the reason */
+  /* Chunks of on-node messages this rank copied since bind (both ends of a
+   * message copy its chunks, whichever is idle: shm.c): as the receiver,
+   * and as the sender, into the receiver's buffer. */
+  uint64_t shm_chunks_pulled, shm_chunks_pushed;
 } collrt_transport_info_t;
 
 collrt_status_t collrt_coll_transport(const collrt_coll_t *coll, collrt_transport_info_t *out,
