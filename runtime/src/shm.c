@@ -24,8 +24,9 @@
  *     claimed = copied = 0, then open = e (store, release); then claims
  *     chunks (claimed += 1) and copies them (copied += 1, release) until
  *     none is left
- *   sender, while its SEND waits, once it sees open == e (load, acquire):
- *     claims and copies chunks the same way, one a pass of its engine
+ *   sender, while its SEND waits, once it sees open == e (load, acquire)
+ *     and is idle (no copy of its own under way, nothing pulled in this
+ *     pass of its engine): claims and copies one chunk the same way
  *   receiver, once it sees copied == every chunk (load, acquire):
  *     done = e (store, release), and its RECV completes
  *   sender completes its SEND once it sees done == e (load, acquire).
@@ -192,6 +193,8 @@ struct collrt_shm_desc {
   _Atomic uint64_t claimed; /* chunks handed out in that epoch */
   _Atomic uint64_t copied;  /* chunks copied in that epoch */
   int64_t chunk;            /* bytes a chunk, set by the receiver before open */
+  int64_t pulled, alone;    /* the receiver's own: chunks it copied this epoch;
+                               runs in a row it copied every chunk itself */
   int32_t dst, fifo, tag, len;
   uint64_t ordinal; /* among the owner's shm sends to (dst, fifo, tag) */
   uint64_t seg_begin, nseg;   /* the message's bytes in the sender's buffers */
@@ -315,6 +318,7 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend, const 
     atomic_init(&d[k].open, 0);
     atomic_init(&d[k].claimed, 0);
     atomic_init(&d[k].copied, 0);
+    d[k].chunk = d[k].pulled = d[k].alone = 0;
     d[k].seg_begin = nseg;
     collrt_region_t src;
     collrt_step_source(&c->steps, s, &src);
@@ -668,18 +672,30 @@ static void move_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int6
 
 /* Chunks: at least CHUNK_MIN bytes, at most CHUNKS_MAX a message
  * (COLLRT_SHM_CHUNK sets the size, for tests). A chunk is a system call
- * that pins its pages, which costs: 2 ranks, one 64 KiB contribution to an
- * allgatherv, medians of 1000, in us: one chunk 14.0-14.5, two of 32 KiB
- * 10.2-10.3, four of 16 KiB 12.2-12.6 (each 16 KiB chunk took about 6 us
- * on either side). In one address space (SMPI) the receiver copies alone,
- * in one chunk. */
-enum { CHUNK_MIN = 32 * 1024, CHUNKS_MAX = 4 };
+ * that pins its pages, which costs (2 ranks, medians of 5-9 alternated
+ * runs, in us): an allgatherv of one 64 KiB contribution in one chunk
+ * 14.0-14.5, two of 32 KiB 10.2-10.3, four of 16 KiB 12.2-12.6; of 1 MiB,
+ * one chunk 225.1, two 171.9, four 160.9; but a 1 MiB alltoall, where both
+ * ends are busy and nobody helps, one chunk 182.3, two 192.1 against 192.9
+ * before, four 193.0-196.8 against 179.6-192.9. In one address space
+ * (SMPI) the receiver copies alone, in one chunk. */
+enum { CHUNK_MIN = 32 * 1024, CHUNKS_MAX = 2 };
 
-static int64_t chunk_bytes(const collrt_node_t *n, int64_t len) {
+/* A receive learns whether its sender helps: after a run in which it
+ * copied every chunk itself (its sender was busy, as both ends of an
+ * alltoall are), it copies in one chunk, asking for help again every
+ * PROBE_EVERY runs (2 ranks, 64 KiB alltoall: 16.5 us before both ends
+ * copied, 20.3 us in two chunks every run). */
+enum { PROBE_EVERY = 8 };
+
+static int64_t chunk_bytes(const collrt_node_t *n, const collrt_shm_desc_t *d) {
+  int64_t len = d->len > 0 ? d->len : 1;
   if (n->mode != COLLRT_SHM_CMA)
-    return len > 0 ? len : 1;
+    return len;
   if (n->chunk_bytes > 0)
     return n->chunk_bytes;
+  if (d->alone > 0 && n->epoch % PROBE_EVERY)
+    return len;
   int64_t even = (len + CHUNKS_MAX - 1) / CHUNKS_MAX;
   return even > CHUNK_MIN ? even : CHUNK_MIN;
 }
@@ -735,26 +751,55 @@ static collrt_status_t claim_chunk(collrt_coll_t *c, const collrt_step_t *s,
 }
 
 /* A receive whose data is ready: opens the message to its sender's help
- * (once an epoch), copies chunks until none is left, and is done once
- * every chunk, its own and the sender's, is copied. */
+ * (once an epoch), copies chunks until none is left (*pulled: any), and is
+ * done once every chunk, its own and the sender's, is copied. */
 static collrt_status_t receive(collrt_coll_t *c, const collrt_step_t *s, collrt_shm_desc_t *d,
-                               int *done, collrt_diag_t *diag) {
+                               int *done, int *pulled, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   if (atomic_load_explicit(&d->open, memory_order_relaxed) != n->epoch) {
-    d->chunk = chunk_bytes(n, d->len);
+    d->chunk = chunk_bytes(n, d);
+    d->pulled = 0;
     atomic_store_explicit(&d->claimed, 0, memory_order_relaxed);
     atomic_store_explicit(&d->copied, 0, memory_order_relaxed);
     atomic_store_explicit(&d->open, n->epoch, memory_order_release);
   }
   collrt_status_t st;
   int none = n->push_only && n->mode == COLLRT_SHM_CMA;
-  while (!none)
+  while (!none) {
     if ((st = claim_chunk(c, s, d, &none, diag)))
       return st;
+    *pulled |= !none;
+    d->pulled += !none;
+  }
   *done = atomic_load_explicit(&d->copied, memory_order_acquire) == chunks_of(d);
   if (*done) {
+    if (chunks_of(d) > 1)
+      d->alone = d->pulled == (int64_t)chunks_of(d) ? d->alone + 1 : 0;
     atomic_store_explicit(&d->done, n->epoch, memory_order_release);
     ring(header(n->peer[local_index(n, s->peer)])->doorbell);
+  }
+  return COLLRT_OK;
+}
+
+/* An idle sender (no copy of its own under way, nothing pulled in this
+ * pass) copies one chunk of a send whose receiver has opened it. Helping
+ * only when idle keeps a busy rank to its own work: in a 2-rank alltoall
+ * both ends are busy, and helping each other there cost 4-6% at 1 MiB. */
+static collrt_status_t help(collrt_coll_t *c, int *moved, collrt_diag_t *diag) {
+  collrt_node_t *n = &c->node;
+  for (int k = 0; k < n->npending; ++k) {
+    const collrt_step_t *s = &c->steps.steps[n->pending[k]];
+    collrt_shm_desc_t *d = n->desc[n->pending[k]];
+    if (s->kind != COLLRT_STEP_SEND ||
+        atomic_load_explicit(&d->open, memory_order_acquire) != n->epoch)
+      continue;
+    int none;
+    collrt_status_t st = claim_chunk(c, s, d, &none, diag);
+    if (st || !none) {
+      *moved = 1;
+      ring(header(n->peer[local_index(n, s->peer)])->doorbell);
+      return st;
+    }
   }
   return COLLRT_OK;
 }
@@ -762,27 +807,19 @@ static collrt_status_t receive(collrt_coll_t *c, const collrt_step_t *s, collrt_
 collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
                                     collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
+  int pulled = 0;
   for (int k = 0; k < n->npending;) {
     uint32_t i = n->pending[k];
     const collrt_step_t *s = &c->steps.steps[i];
     collrt_shm_desc_t *d = n->desc[i];
     int done = 0;
-    collrt_status_t st = COLLRT_OK;
     if (s->kind == COLLRT_STEP_SEND) {
       done = atomic_load_explicit(&d->done, memory_order_acquire) == n->epoch;
-      /* an idle sender helps: one chunk a pass, between its other work */
-      int none = 1;
-      if (!done && n->mode == COLLRT_SHM_CMA &&
-          atomic_load_explicit(&d->open, memory_order_acquire) == n->epoch &&
-          !(st = claim_chunk(c, s, d, &none, diag)) && !none) {
-        *moved = 1;
-        ring(header(n->peer[local_index(n, s->peer)])->doorbell);
-      }
     } else if (atomic_load_explicit(&d->ready, memory_order_acquire) == n->epoch) {
-      st = receive(c, s, d, &done, diag);
+      collrt_status_t st = receive(c, s, d, &done, &pulled, diag);
+      if (st)
+        return st;
     }
-    if (st)
-      return st;
     if (!done) {
       ++k;
       continue;
@@ -791,7 +828,10 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
     n->pending[k] = n->pending[--n->npending];
     *moved = 1;
   }
-  return COLLRT_OK;
+  *moved |= pulled;
+  if (n->mode != COLLRT_SHM_CMA || c->ncopying || pulled)
+    return COLLRT_OK;
+  return help(c, moved, diag);
 }
 
 void collrt_shm_idle(collrt_coll_t *c) {
