@@ -51,7 +51,8 @@
  * one process) the receiver alone, a memcpy from the sender's buffer in one
  * chunk; across processes, process_vm_readv (the receiver) and
  * process_vm_writev (the sender; Linux cross-memory attach) with the other
- * side's addresses, which bind first tries on every peer. Where neither
+ * side's addresses; bind first tries a read on every peer (a write needs
+ * the same permission, PTRACE_MODE_ATTACH_REALCREDS). Where neither
  * works, nothing goes through shared memory and the same plan runs over
  * MPI. */
 #define _GNU_SOURCE /* process_vm_readv, process_vm_writev */
