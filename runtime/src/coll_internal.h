@@ -18,7 +18,8 @@ typedef struct collrt_node {
   int hw_size;      /* ranks on the physical node (the idle policy's input) */
   /* the transport: */
   int mode;         /* collrt_shm_mode_t */
-  int64_t min_bytes; /* messages this long or longer go through it */
+  int64_t min_bytes; /* messages this long or longer go through it in one copy */
+  int eager;        /* shorter ones through the sender's window (shm.c) */
   MPI_Win win;      /* MPI_WIN_NULL when nothing goes through shared memory */
   void *mine;       /* this rank's window: header, descriptors, segments */
   void **peer;      /* the window of each local index */

@@ -85,8 +85,9 @@ typedef enum collrt_shm_mode {
 typedef struct collrt_transport_info {
   int node_ranks;        /* ranks on this rank's node (after COLLRT_NODE_SIZE) */
   collrt_shm_mode_t shm; /* how on-node messages move */
-  int64_t shm_min_bytes; /* shorter ones go over MPI */
+  int64_t shm_min_bytes; /* shorter ones go eager through the window (or over MPI) */
   size_t shm_steps;      /* this rank's sends and receives over shared memory */
+  size_t shm_eager_steps; /* those of them below shm_min_bytes: through the sender's window */
   size_t steps;          /* all its sends and receives */
   const char *why;       /* shm == COLLRT_SHM_OFF: the reason */
   /* Chunks of on-node messages this rank copied since bind (both ends of a
