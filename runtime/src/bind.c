@@ -202,8 +202,9 @@ static void say_transport(const collrt_coll_t *c) {
           t.shm && t.shm_min_bytes ? " of at least a threshold" : "", how[t.shm],
           t.why ? ": " : "", t.why ? t.why : "", t.shm_steps, t.steps);
   if (t.shm && t.shm_min_bytes)
-    fprintf(stderr, "collrt: shared-memory threshold %lld bytes (COLLRT_SHM_MIN); %zu shorter transfers go eager, through the sender's shared window\n",
-            (long long)t.shm_min_bytes, t.shm_eager_steps);
+    fprintf(stderr, "collrt: shared-memory threshold %lld bytes (COLLRT_SHM_MIN); %zu shorter transfers go eager, through the sender's shared window%s\n",
+            (long long)t.shm_min_bytes, t.shm_eager_steps,
+            t.shm_eager_steps ? "" : " (or over MPI with COLLRT_SHM_EAGER=0)");
 }
 
 /* A gathered SEND or RECV moves its segments as one message: an hindexed

@@ -33,6 +33,7 @@ typedef struct collrt_node {
   int bounce_always; /* COLLRT_SHM_BOUNCE=always: every read bounces (tests) */
   int64_t chunk_bytes; /* COLLRT_SHM_CHUNK: bytes a chunk both ends copy (tests); 0 = shm.c's rule */
   int push_only;       /* COLLRT_SHM_COPY=push: receivers leave every chunk to senders (tests) */
+  int fault_push;      /* COLLRT_SHM_FAULT=push: every push fails (tests) */
   uint64_t pulled, pushed; /* chunks copied since bind, as receiver and as sender */
   char why[160];    /* why not shared memory, for COLLRT_VERBOSE */
 } collrt_node_t;
@@ -95,6 +96,9 @@ void collrt_shm_rebind(collrt_coll_t *c);
 void collrt_shm_issue(collrt_coll_t *c, uint32_t step);
 collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
                                     collrt_diag_t *diag);
+/* Drops the pending steps of an abandoned run, first waiting for the chunks
+ * a sender is still copying into this rank's buffers. */
+void collrt_shm_abandon(collrt_coll_t *c);
 /* Under SMPI: lets simulated time pass while a rank waits on a flag. */
 void collrt_shm_idle(collrt_coll_t *c);
 

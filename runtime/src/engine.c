@@ -271,7 +271,7 @@ void collrt_engine_abandon(collrt_coll_t *c) {
     }
   c->nactive = 0;
   c->ncopying = 0;
-  c->node.npending = 0;
+  collrt_shm_abandon(c);
   c->running = 0;
 }
 

@@ -7,7 +7,7 @@
  *
  * Bind (collective per node). Each rank publishes, in an MPI-3 shared
  * window (MPI_Win_allocate_shared on the node's communicator), one
- * descriptor per on-node send of at least min_bytes: destination, FIFO,
+ * descriptor per on-node send (below min_bytes: eager, below): destination, FIFO,
  * tag, ordinal among its sends with that (destination, FIFO, tag), length,
  * and the segments it reads as (buffer, offset, length); then the segments
  * each of its on-node receives writes; a header gives the owner's process
@@ -212,6 +212,8 @@ struct collrt_shm_desc {
   _Atomic uint64_t open;    /* the epoch in which the sender may push chunks */
   _Atomic uint64_t claimed; /* chunks handed out in that epoch */
   _Atomic uint64_t copied;  /* chunks copied in that epoch */
+  _Atomic uint64_t failed;  /* the epoch in which a side failed to copy a chunk */
+  _Atomic uint64_t posted;  /* eager: the receiver's run (it reads no older slot) */
   int64_t chunk;            /* bytes a chunk, set by the receiver before open */
   int64_t pulled, alone;    /* the receiver's own: chunks it copied this epoch;
                                runs in a row it copied every chunk itself */
@@ -345,6 +347,8 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend, const 
     atomic_init(&d[k].open, 0);
     atomic_init(&d[k].claimed, 0);
     atomic_init(&d[k].copied, 0);
+    atomic_init(&d[k].failed, 0);
+    atomic_init(&d[k].posted, 0);
     d[k].chunk = d[k].pulled = d[k].alone = 0;
     d[k].seg_begin = nseg;
     collrt_region_t src;
@@ -449,6 +453,10 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
    * covers the sender's copies whatever the timing (CMA only: in one address
    * space senders do not copy) */
   n->push_only = copy && !strcmp(copy, "push");
+  /* and a sender's write failing as a bad address would, so that a test
+   * sees the receiver fail too instead of using the bytes or hanging */
+  const char *fault = getenv("COLLRT_SHM_FAULT");
+  n->fault_push = fault && !strcmp(fault, "push");
   /* the settings, agreed by the node's ranks (each must classify alike) */
   const char *off = getenv("COLLRT_SHM");
   /* MAX over the node of: "off", the threshold, and minus it (so a
@@ -512,8 +520,11 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
     free(keys);
     free(rseg);
     char why[160];
-    snprintf(why, sizeof why, "no message between ranks of this node is %lld bytes or longer (COLLRT_SHM_MIN)",
-             (long long)n->min_bytes);
+    if (n->eager)
+      snprintf(why, sizeof why, "no message goes between ranks of this node");
+    else
+      snprintf(why, sizeof why, "no message between ranks of this node is %lld bytes or longer (COLLRT_SHM_MIN; COLLRT_SHM_EAGER=0)",
+               (long long)n->min_bytes);
     use_mpi(n, why);
     return COLLRT_OK;
   }
@@ -615,6 +626,8 @@ collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_i
 
 void collrt_shm_issue(collrt_coll_t *c, uint32_t i) {
   collrt_node_t *n = &c->node;
+  if (c->steps.steps[i].kind == COLLRT_STEP_RECV && n->desc[i]->slot)
+    atomic_store_explicit(&n->desc[i]->posted, n->epoch, memory_order_release);
   if (c->steps.steps[i].kind == COLLRT_STEP_SEND && !n->desc[i]->slot) {
     atomic_store_explicit(&n->desc[i]->ready, n->epoch, memory_order_release);
     ring(header(n->peer[local_index(n, c->steps.steps[i].peer)])->doorbell);
@@ -691,6 +704,8 @@ static void move_bounced(mover_t *t, uint8_t *local, uint64_t remote, int64_t le
 static void move_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int64_t doff,
                        int64_t len) {
   mover_t *t = ctx;
+  if (t->err)
+    return; /* the batch is not flushed after an error: it must not grow */
   uint8_t *local = t->c->buf[t->pull ? dbuf : sbuf] + (t->pull ? doff : soff);
   uint64_t remote = t->peer->base[t->pull ? sbuf : dbuf] + (uint64_t)(t->pull ? soff : doff);
   if (t->mode == COLLRT_SHM_SAME_PROCESS) { /* only the receiver copies */
@@ -756,6 +771,8 @@ static collrt_status_t move_chunk(collrt_coll_t *c, const collrt_step_t *s,
   collrt_region_t dst = {segs(receiver) + d->rseg_begin, (uint32_t)d->rnseg, {0, 0, 0}};
   int64_t from = (int64_t)k * d->chunk;
   int64_t len = d->len - from < d->chunk ? d->len - from : d->chunk;
+  if (!pull && c->node.fault_push)
+    t.err = EFAULT;
   collrt_region_pairs(&src, &dst, from, len, move_piece, &t);
   flush(&t);
   if (t.err) {
@@ -785,15 +802,20 @@ static collrt_status_t claim_chunk(collrt_coll_t *c, const collrt_step_t *s,
   if ((*none = k >= chunks_of(d)))
     return COLLRT_OK;
   collrt_status_t st = move_chunk(c, s, d, k, diag);
+  if (st) { /* never counted as copied: the receiver fails instead of using it */
+    atomic_store_explicit(&d->failed, c->node.epoch, memory_order_release);
+    return st;
+  }
   ++*(s->kind == COLLRT_STEP_RECV ? &c->node.pulled : &c->node.pushed);
   atomic_fetch_add_explicit(&d->copied, 1, memory_order_release);
-  return st;
+  return COLLRT_OK;
 }
 
 /* Eager: the sender copies its message into its slot and offers it
  * (ready = e); the receiver copies it out (done = e). The sender may fill
- * the slot again only once the receiver took the last run's (done = e - 1),
- * so its SEND completes as soon as the bytes are in the slot. */
+ * the slot again once the receiver took its last offer (done == ready), or
+ * has started a later run (posted > ready: after an abandoned run it never
+ * will), so its SEND completes as soon as the bytes are in the slot. */
 static void eager_copy(collrt_coll_t *c, const collrt_step_t *s, uint8_t *slot, int out) {
   collrt_region_t r;
   if (out)
@@ -810,7 +832,9 @@ static void eager_copy(collrt_coll_t *c, const collrt_step_t *s, uint8_t *slot, 
 
 static int eager_send(collrt_coll_t *c, const collrt_step_t *s, collrt_shm_desc_t *d) {
   collrt_node_t *n = &c->node;
-  if (atomic_load_explicit(&d->done, memory_order_acquire) != n->epoch - 1)
+  uint64_t offered = atomic_load_explicit(&d->ready, memory_order_relaxed);
+  if (atomic_load_explicit(&d->done, memory_order_acquire) != offered &&
+      atomic_load_explicit(&d->posted, memory_order_acquire) <= offered)
     return 0;
   eager_copy(c, s, (uint8_t *)n->mine + d->slot, 1);
   atomic_store_explicit(&d->ready, n->epoch, memory_order_release);
@@ -851,6 +875,11 @@ static collrt_status_t receive(collrt_coll_t *c, const collrt_step_t *s, collrt_
     d->pulled += !none;
   }
   *done = atomic_load_explicit(&d->copied, memory_order_acquire) == chunks_of(d);
+  if (!*done && atomic_load_explicit(&d->failed, memory_order_acquire) == n->epoch) {
+    collrt_diag_set(diag, "rank %d: rank %d failed to copy its part of a %d-byte message (stmt %u) into this rank's buffer; see its diagnostic",
+                    c->rank, s->peer, s->len, s->stmt);
+    return COLLRT_ERR_MPI;
+  }
   if (*done) {
     if (chunks_of(d) > 1)
       d->alone = d->pulled == (int64_t)chunks_of(d) ? d->alone + 1 : 0;
@@ -913,6 +942,25 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
   if (n->mode != COLLRT_SHM_CMA || c->ncopying || pulled)
     return COLLRT_OK;
   return help(c, moved, diag);
+}
+
+void collrt_shm_abandon(collrt_coll_t *c) {
+  collrt_node_t *n = &c->node;
+  for (int k = 0; k < n->npending; ++k) {
+    const collrt_step_t *s = &c->steps.steps[n->pending[k]];
+    collrt_shm_desc_t *d = n->desc[n->pending[k]];
+    if (s->kind != COLLRT_STEP_RECV || d->slot ||
+        atomic_load_explicit(&d->open, memory_order_relaxed) != n->epoch)
+      continue;
+    /* no more claims; then wait for the chunks the sender is copying into
+     * this rank's buffer, which the application may reuse once we return */
+    uint64_t claimed = atomic_exchange_explicit(&d->claimed, UINT64_MAX / 2, memory_order_relaxed);
+    uint64_t busy = claimed < chunks_of(d) ? claimed : chunks_of(d);
+    while (atomic_load_explicit(&d->copied, memory_order_acquire) < busy &&
+           atomic_load_explicit(&d->failed, memory_order_acquire) != n->epoch)
+      sched_yield();
+  }
+  n->npending = 0;
 }
 
 void collrt_shm_idle(collrt_coll_t *c) {
