@@ -889,6 +889,17 @@ static collrt_status_t receive(collrt_coll_t *c, const collrt_step_t *s, collrt_
   return COLLRT_OK;
 }
 
+/* Pending step k's descriptor if the step is a `kind` copied in chunks
+ * and its receiver opened it in this run; else NULL. */
+static collrt_shm_desc_t *opened(const collrt_coll_t *c, int k, int kind) {
+  const collrt_node_t *n = &c->node;
+  collrt_shm_desc_t *d = n->desc[n->pending[k]];
+  return c->steps.steps[n->pending[k]].kind == kind && !d->slot &&
+                 atomic_load_explicit(&d->open, memory_order_acquire) == n->epoch
+             ? d
+             : NULL;
+}
+
 /* An idle sender (no copy of its own under way, nothing pulled in this
  * pass) copies one chunk of a send whose receiver has opened it. Helping
  * only when idle keeps a busy rank to its own work: in a 2-rank alltoall
@@ -897,9 +908,8 @@ static collrt_status_t help(collrt_coll_t *c, int *moved, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   for (int k = 0; k < n->npending; ++k) {
     const collrt_step_t *s = &c->steps.steps[n->pending[k]];
-    collrt_shm_desc_t *d = n->desc[n->pending[k]];
-    if (s->kind != COLLRT_STEP_SEND || d->slot ||
-        atomic_load_explicit(&d->open, memory_order_acquire) != n->epoch)
+    collrt_shm_desc_t *d = opened(c, k, COLLRT_STEP_SEND);
+    if (!d)
       continue;
     int none;
     collrt_status_t st = claim_chunk(c, s, d, &none, diag);
@@ -947,10 +957,8 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
 void collrt_shm_abandon(collrt_coll_t *c) {
   collrt_node_t *n = &c->node;
   for (int k = 0; k < n->npending; ++k) {
-    const collrt_step_t *s = &c->steps.steps[n->pending[k]];
-    collrt_shm_desc_t *d = n->desc[n->pending[k]];
-    if (s->kind != COLLRT_STEP_RECV || d->slot ||
-        atomic_load_explicit(&d->open, memory_order_relaxed) != n->epoch)
+    collrt_shm_desc_t *d = opened(c, k, COLLRT_STEP_RECV);
+    if (!d)
       continue;
     /* no more claims; then wait for the chunks the sender is copying into
      * this rank's buffer, which the application may reuse once we return */
