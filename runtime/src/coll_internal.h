@@ -33,7 +33,6 @@ typedef struct collrt_node {
   int bounce_always; /* COLLRT_SHM_BOUNCE=always: every read bounces (tests) */
   int64_t chunk_bytes; /* COLLRT_SHM_CHUNK: bytes a chunk both ends copy (tests); 0 = shm.c's rule */
   int push_only;       /* COLLRT_SHM_COPY=push: receivers leave every chunk to senders (tests) */
-  int fault_push;      /* COLLRT_SHM_FAULT=push: every push fails (tests) */
   uint64_t pulled, pushed; /* chunks copied since bind, as receiver and as sender */
   char why[160];    /* why not shared memory, for COLLRT_VERBOSE */
 } collrt_node_t;

@@ -453,10 +453,6 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
    * covers the sender's copies whatever the timing (CMA only: in one address
    * space senders do not copy) */
   n->push_only = copy && !strcmp(copy, "push");
-  /* and a sender's write failing as a bad address would, so that a test
-   * sees the receiver fail too instead of using the bytes or hanging */
-  const char *fault = getenv("COLLRT_SHM_FAULT");
-  n->fault_push = fault && !strcmp(fault, "push");
   /* the settings, agreed by the node's ranks (each must classify alike) */
   const char *off = getenv("COLLRT_SHM");
   /* MAX over the node of: "off", the threshold, and minus it (so a
@@ -771,8 +767,6 @@ static collrt_status_t move_chunk(collrt_coll_t *c, const collrt_step_t *s,
   collrt_region_t dst = {segs(receiver) + d->rseg_begin, (uint32_t)d->rnseg, {0, 0, 0}};
   int64_t from = (int64_t)k * d->chunk;
   int64_t len = d->len - from < d->chunk ? d->len - from : d->chunk;
-  if (!pull && c->node.fault_push)
-    t.err = EFAULT;
   collrt_region_pairs(&src, &dst, from, len, move_piece, &t);
   flush(&t);
   if (t.err) {
