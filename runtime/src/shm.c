@@ -7,8 +7,8 @@
  *
  * Bind (collective per node). Each rank publishes, in an MPI-3 shared
  * window (MPI_Win_allocate_shared on the node's communicator), one
- * descriptor per on-node send (below min_bytes: eager, below): destination, FIFO,
- * tag, ordinal among its sends with that (destination, FIFO, tag), length,
+ * descriptor per on-node send (below min_bytes: eager, below): destination,
+ * FIFO, tag, ordinal among its sends with that (destination, FIFO, tag), length,
  * and the segments it reads as (buffer, offset, length); then the segments
  * each of its on-node receives writes; a header gives the owner's process
  * id and its buffer addresses. Each receiver then finds, for each of its
