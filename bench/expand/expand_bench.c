@@ -3,13 +3,21 @@
  * and reports the (CPU) time and the memory that stays allocated.
  *
  *   collc-expand-bench PLAN P [--rank R] [--bytes M] [--reps N]
+ *   collc-expand-bench PLAN P --digest [--bytes M]
  *
  * Prints one line of key=value pairs: steps, dependencies and segments; the
  * fastest of N expansions (CPU µs, and ns per step); the persistent bytes (the
  * heap in use after expansion plus queue set-up, measured with mallinfo2,
  * so it includes the step arrays' growth slack) and the RSS growth of the
  * first expansion; bytes per step of both. Counts: M bytes per peer
- * (alltoall(v)) or per contribution (allgatherv). */
+ * (alltoall(v)) or per contribution (allgatherv).
+ *
+ * --digest expands every rank instead and prints one hash of what the
+ * program does: each step's kind, FIFO, peer, tag, buffers, offsets,
+ * lengths and segments, and the set of steps it waits for; not the
+ * statement that produced it. Two plans with the same digest expand to the
+ * same program, so a lowering can be rewritten (e.g. rolled into loops) and
+ * checked to mean exactly what it meant. */
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <stdio.h>
@@ -103,20 +111,93 @@ static int exchange_for(const collrt_plan_t *plan, const collrt_expand_input_t *
   return 0;
 }
 
+/* FNV-1a over the canonical form of one rank's steps. */
+static uint64_t mix(uint64_t h, int64_t v) {
+  for (int k = 0; k < 8; ++k) {
+    h ^= (uint64_t)(v >> (8 * k)) & 0xFFu;
+    h *= 0x100000001B3ull;
+  }
+  return h;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t digest_steps(uint64_t h, const collrt_steps_t *s) {
+  h = mix(h, (int64_t)s->count);
+  h = mix(h, s->scratch_bytes);
+  for (size_t i = 0; i < s->count; ++i) {
+    const collrt_step_t *st = &s->steps[i];
+    int64_t fields[] = {st->kind, st->fifo, st->buf, st->dst_buf, st->peer, st->len, st->tag,
+                        st->off, st->dst_off, st->nsrc, st->ndst, st->ndeps};
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; ++k)
+      h = mix(h, fields[k]);
+    for (uint32_t k = 0; k < st->nsrc + st->ndst; ++k) {
+      const collrt_seg_t *g = &s->segs[st->seg_begin + k];
+      h = mix(mix(mix(h, g->buf), g->off), g->len);
+    }
+    uint32_t *deps = s->deps + st->dep_begin;
+    qsort(deps, st->ndeps, sizeof *deps, cmp_u32); /* a set: order is not meaning */
+    for (uint32_t k = 0; k < st->ndeps; ++k)
+      h = mix(h, deps[k]);
+  }
+  return h;
+}
+
+/* Every rank's expansion, hashed in rank order. */
+static int digest_all(const collrt_plan_t *plan, collrt_expand_input_t in) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  size_t total = 0;
+  for (int p = 0; p < in.size; ++p) {
+    in.rank = p;
+    in.tables = NULL;
+    collrt_table_entry_t *entries = NULL;
+    collrt_tables_t tables = {NULL, 0};
+    if (collrt_plan_has_exchange(plan)) {
+      if (exchange_for(plan, &in, &entries, &tables))
+        return 1;
+      in.tables = &tables;
+    }
+    collrt_steps_t steps;
+    collrt_diag_t diag = {{0}};
+    collrt_status_t st = collrt_expand(plan, &in, &steps, &diag);
+    free(entries);
+    if (st) {
+      fprintf(stderr, "collc-expand-bench: rank %d: %s: %s\n", p, collrt_strerror(st), diag.message);
+      return 1;
+    }
+    h = digest_steps(h, &steps);
+    total += steps.count;
+    collrt_steps_free(&steps);
+  }
+  printf("P=%d steps=%zu digest=%016llx\n", in.size, total, (unsigned long long)h);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N]\n", argv[0]);
+    fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N] [--digest]\n", argv[0]);
     return 2;
   }
   int P = atoi(argv[2]), rank = 0, reps = 5;
   int64_t m = 4096;
-  for (int i = 3; i + 1 < argc; i += 2) {
+  int digest = 0;
+  for (int i = 3; i < argc; ++i) {
+    if (!strcmp(argv[i], "--digest")) {
+      digest = 1;
+      continue;
+    }
+    if (i + 1 >= argc)
+      break;
     if (!strcmp(argv[i], "--rank"))
       rank = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--bytes"))
       m = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--reps"))
       reps = atoi(argv[i + 1]);
+    ++i;
   }
   collrt_plan_t *plan;
   collrt_diag_t diag = {{0}};
@@ -139,6 +220,12 @@ int main(int argc, char **argv) {
     rd[j] = j * m;
   }
   collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m, NULL};
+  if (digest) {
+    int rc_digest = digest_all(plan, in);
+    collrt_plan_free(plan);
+    free(a);
+    return rc_digest;
+  }
   collrt_table_entry_t *entries = NULL;
   collrt_tables_t tables = {NULL, 0};
   double exchange_s = 0;

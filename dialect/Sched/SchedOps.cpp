@@ -16,6 +16,24 @@ using namespace collc::sched;
 // PlanOp
 //===----------------------------------------------------------------------===//
 
+/// A sched.for outside phases (a phase loop) holds only phases, more phase
+/// loops and expressions.
+static LogicalResult verifyPhaseLoop(ForOp loop) {
+  for (Operation &op : loop.getBody().front()) {
+    if (auto inner = dyn_cast<ForOp>(op)) {
+      if (failed(verifyPhaseLoop(inner)))
+        return failure();
+      continue;
+    }
+    if (isa<PhaseOp>(op) || isPure(&op))
+      continue;
+    return op.emitOpError("(P3) cannot appear in a phase loop (a sched.for "
+                          "outside phases); only phases, phase loops and "
+                          "expressions can");
+  }
+  return success();
+}
+
 LogicalResult PlanOp::verify() {
   size_t numFifos = getFifos().size();
   if (numFifos < 1 || numFifos > 16)
@@ -32,7 +50,7 @@ LogicalResult PlanOp::verify() {
                                          << "' is declared twice";
   Operation *firstPhase = nullptr;
   for (Operation &op : getBody().front()) {
-    if (isa<PhaseOp>(op) && !firstPhase)
+    if (isa<PhaseOp, ForOp>(op) && !firstPhase)
       firstPhase = &op;
     if (isa<ExchangeOp>(op) && firstPhase)
       return op.emitOpError("(P3) comes after a phase; every sched.exchange "
@@ -40,11 +58,17 @@ LogicalResult PlanOp::verify() {
                             "first phase")
                  .attachNote(firstPhase->getLoc())
              << "the first phase";
+    if (auto loop = dyn_cast<ForOp>(op)) {
+      if (failed(verifyPhaseLoop(loop)))
+        return failure();
+      continue;
+    }
     if (isa<PhaseOp, ScratchOp, ExchangeOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>() || isPure(&op))
       continue;
     return op.emitOpError("(P3) cannot appear directly in a plan; only "
-                          "exchanges, phases, sched.scratch and expressions can")
+                          "exchanges, phases, phase loops, sched.scratch and "
+                          "expressions can")
                .attachNote(getLoc())
            << "in this plan";
   }
@@ -72,9 +96,17 @@ LogicalResult ScratchOp::verify() {
 }
 
 LogicalResult PhaseOp::verify() {
-  auto plan = dyn_cast<PlanOp>((*this)->getParentOp());
+  Operation *parent = (*this)->getParentOp();
+  bool inLoop = false;
+  for (; isa_and_nonnull<ForOp>(parent); parent = parent->getParentOp())
+    inLoop = true;
+  auto plan = dyn_cast_or_null<PlanOp>(parent);
   if (!plan)
-    return emitOpError("(PH1) must be directly inside a sched.plan");
+    return emitOpError("(PH1) must be directly inside a sched.plan or in a "
+                       "phase loop (sched.for ops directly inside it)");
+  if (getOffset() && !inLoop)
+    return emitOpError("(PH3) a FIFO offset needs a phase loop; a phase "
+                       "outside one names its FIFO");
   int64_t numFifos = plan.getFifos().size();
   int64_t fifo = getFifo();
   if (fifo < 0 || fifo >= numFifos)

@@ -55,16 +55,22 @@ def Sched_ScratchOp : Sched_Op<"scratch"> {
   let hasVerifier = 1;
 }
 
-// (PH1) directly inside sched.plan; (PH2) 0 <= fifo < size(plan.fifos).
+// (PH1) directly inside sched.plan, or in a phase loop (sched.for ops
+// directly inside sched.plan, nested); (PH2) 0 <= fifo < size(plan.fifos);
+// (PH3) an offset only in a phase loop.
 def Sched_PhaseOp : Sched_Op<"phase", [SingleBlock, NoTerminator]> {
   let summary = "a part of the schedule bound to one reserved FIFO";
   let description = [{
     Phases are not barriers: every transfer is issued in program order on its
     FIFO's queues, so phases on different FIFOs overlap and pipeline.
+
+    In a phase loop, `fifo(0 + %p)` runs the body on FIFO 0 + %p in each
+    iteration: one body serves several FIFOs, and the plan does not grow
+    with their number (the expansion checks that the FIFO is declared).
   }];
-  let arguments = (ins StrAttr:$name, I64Attr:$fifo);
+  let arguments = (ins StrAttr:$name, I64Attr:$fifo, Optional<Index>:$offset);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$name `fifo` `(` $fifo `)` attr-dict-with-keyword $body";
+  let assemblyFormat = "$name `fifo` `(` $fifo (`+` $offset^)? `)` attr-dict-with-keyword $body";
   let hasVerifier = 1;
 }
 

@@ -89,24 +89,60 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
   return b.mul(b.floordiv(nodes, n), b.mul(h, b.sub(h, b.c(1))));
 }
 
-/// One part's stages over the dimensions `order`.
+/// The value of `values[i]` for i = `index` (a run-time value in
+/// [0, values.size())), as a chain of selects: how a body shared by parts
+/// and stages reads what differs between them.
+Value pick(ScheduleBuilder &b, Value index, ArrayRef<Value> values) {
+  Value v = values.back();
+  for (int64_t i = static_cast<int64_t>(values.size()) - 2; i >= 0; --i)
+    v = b.select(b.eq(index, b.c(i)), values[i], v);
+  return v;
+}
+
+/// Every part's stages, written once: the program loops over the parts (a
+/// phase loop, one FIFO each) and, inside a part's phase, over its stages.
+/// What depends on the part or the stage (the dimension a stage crosses,
+/// its extent, this rank's coordinate and stride along it, where Out and
+/// transit arrays sit) is computed at run time from `part` and `stage`, so
+/// the plan holds one stage body whatever the number of dimensions
+/// (21.8 KB unrolled on a 3-D torus; see emit()).
+///
+/// Dimensions are addressed by position in the part's order: position i is
+/// dimension E_i = orders[part][i]; a stage k crosses E_k.
 class PartLowering {
 public:
-  /// Bytes [partLo, partLo + partLen) of every block, in `waves` waves.
-  PartLowering(ScheduleBuilder &b, int64_t part, ArrayRef<SmallVector<int64_t, 3>> orders,
+  PartLowering(ScheduleBuilder &b, ArrayRef<SmallVector<int64_t, 3>> orders, Value part,
                Value partLo, Value partLen, Value waves, Value base)
-      : b(b), part(part), order(orders[part]), orders(orders.begin(), orders.end()),
-        partLo(partLo), partLen(partLen), waves(waves), base(base) {
-    ndims = static_cast<int64_t>(order.size());
+      : b(b), orders(orders.begin(), orders.end()), part(part), partLo(partLo),
+        partLen(partLen), waves(waves), base(base) {
+    ndims = static_cast<int64_t>(orders.front().size());
     zero = b.c(0);
     one = b.c(1);
     two = b.c(2);
     r = b.rank();
+    SmallVector<Value, 3> n, c, stride;
+    Value s = one;
     for (int64_t d = 0; d < ndims; ++d) {
       n.push_back(b.dim(d));
       c.push_back(b.coord(r, d));
+      stride.push_back(s); // one rank per node: rank = Σ c_d · stride_d
+      s = b.mul(s, n.back());
     }
     p = b.nodes(ndims);
+    // By position, for this part.
+    for (int64_t i = 0; i < ndims; ++i) {
+      SmallVector<Value> dims, extents, coords, strides;
+      for (ArrayRef<int64_t> order : orders) {
+        dims.push_back(b.c(order[i]));
+        extents.push_back(n[order[i]]);
+        coords.push_back(c[order[i]]);
+        strides.push_back(stride[order[i]]);
+      }
+      dimAt.push_back(pick(b, part, dims));
+      nAt.push_back(pick(b, part, extents));
+      cAt.push_back(pick(b, part, coords));
+      strideAt.push_back(pick(b, part, strides));
+    }
   }
 
   /// Waves run one after the other through the same scratch: wave w's
@@ -126,134 +162,162 @@ public:
     Value end = b.floordiv(b.mul(partLen, b.add(wave, one)), waves);
     lo = b.add(partLo, begin);
     len = b.sub(end, begin);
-    for (int64_t k = 0; k < ndims; ++k)
-      emitStage(k);
+    sched::ForOp stages = b.forLoop(zero, b.c(ndims));
+    k = stages.getInductionVar();
+    stageN = pick(b, k, nAt);
+    stageC = pick(b, k, cAt);
+    stageStride = pick(b, k, strideAt);
+    emitStage();
   }
 
 private:
-  int64_t dimOf(int64_t k) { return order[k]; }
-  Value q(int64_t k) { return b.floordiv(p, n[dimOf(k)]); }
-  Value h(int64_t k) { return b.floordiv(n[dimOf(k)], two); }
-  Value even(int64_t k) { return b.eq(b.mod(n[dimOf(k)], two), zero); }
+  /// The stage's dimension: its extent, this rank's coordinate and stride.
+  Value nk() { return stageN; }
+  Value ck() { return stageC; }
+  Value q() { return b.floordiv(p, nk()); }
+  Value h() { return b.floordiv(nk(), two); }
+  Value even() { return b.eq(b.mod(nk(), two), zero); }
+  Value isFirstStage() { return b.eq(k, zero); }
+  Value isLastStage() { return b.eq(k, b.c(ndims - 1)); }
   /// Items of one Out array: P.
-  Value outBase(int64_t k) { return b.add(base, b.mul(b.mul(b.c(k), p), len)); }
-  Value transitBase(int64_t k) {
+  Value outBase(Value stage) { return b.add(base, b.mul(b.mul(stage, p), len)); }
+  Value transitBase() {
     Value at = b.mul(b.mul(b.c(ndims - 1), p), len);
-    for (int64_t i = 0; i < k; ++i)
-      at = b.add(at, b.mul(transitItemsOf(b, p, n[dimOf(i)]), len));
+    for (int64_t i = 0; i + 1 < ndims; ++i)
+      at = b.add(at, b.select(b.lt(b.c(i), k),
+                              b.mul(transitItemsOf(b, p, nAt[i]), len), zero));
     return b.add(base, at);
   }
-  /// The slot of the forward piece received at step t (1-based) of stage k,
-  /// direction dir: slots of (h − t') items for t' < t, per direction.
-  Value transit(int64_t k, Value dir, Value t) {
-    Value hk = h(k), qk = q(k);
+  /// The slot of the forward piece received at step t (1-based) of this
+  /// stage, direction dir: slots of (h − t') items for t' < t, per direction.
+  Value transit(Value dir, Value t) {
+    Value hk = h(), qk = q();
     Value tm = b.sub(t, one);
     Value before = b.sub(b.mul(tm, hk), b.floordiv(b.mul(tm, t), two));
     Value perDir = b.floordiv(b.mul(hk, b.sub(hk, one)), two);
-    return b.add(transitBase(k),
+    return b.add(transitBase(),
                  b.mul(b.mul(qk, b.add(b.mul(dir, perDir), before)), len));
   }
 
   /// Items of distance δ one way (an even ring's n/2: half the Q items each
   /// way, the first half +) and the first of them.
-  Value isTie(int64_t k, Value delta) { return b.logicalAnd(even(k), b.eq(delta, h(k))); }
-  Value tieFirst(int64_t k) { return b.floordiv(q(k), two); }
-  Value count(int64_t k, Value dir, Value delta) {
-    Value tieCount = b.select(b.eq(dir, zero), tieFirst(k), b.sub(q(k), tieFirst(k)));
-    return b.select(isTie(k, delta), tieCount, q(k));
+  Value isTie(Value delta) { return b.logicalAnd(even(), b.eq(delta, h())); }
+  Value tieFirst() { return b.floordiv(q(), two); }
+  Value count(Value dir, Value delta) {
+    Value tieCount = b.select(b.eq(dir, zero), tieFirst(), b.sub(q(), tieFirst()));
+    return b.select(isTie(delta), tieCount, q());
   }
-  Value first(int64_t k, Value dir, Value delta) {
-    return b.select(b.logicalAnd(isTie(k, delta), b.ne(dir, zero)), tieFirst(k), zero);
+  Value first(Value dir, Value delta) {
+    return b.select(b.logicalAnd(isTie(delta), b.ne(dir, zero)), tieFirst(), zero);
   }
   /// Items beyond distance t: the forward piece of step t.
-  Value forwardCount(int64_t k, Value dir, Value t) {
-    Value full = b.mul(b.sub(h(k), t), q(k));
-    Value withTie = b.add(b.mul(b.sub(b.sub(h(k), t), one), q(k)),
-                          count(k, dir, h(k)));
-    return b.select(b.logicalAnd(even(k), b.lt(t, h(k))), withTie,
-                    b.select(b.lt(t, h(k)), full, zero));
+  Value forwardCount(Value dir, Value t) {
+    Value full = b.mul(b.sub(h(), t), q());
+    Value withTie = b.add(b.mul(b.sub(b.sub(h(), t), one), q()), count(dir, h()));
+    return b.select(b.logicalAnd(even(), b.lt(t, h())), withTie,
+                    b.select(b.lt(t, h()), full, zero));
   }
 
-  /// The digits of q in stage k: s along e_0..e_{k−1}, then t along
-  /// e_{k+1}..; returns coordinates by dimension (unset = not a digit).
-  void decode(int64_t k, Value index, SmallVector<Value, 3> &s,
-              SmallVector<Value, 3> &t) {
-    s.assign(ndims, Value());
-    t.assign(ndims, Value());
+  /// The digits of q in this stage, by position: s along positions before
+  /// k, t along those after it, first digit fastest; position k has radix
+  /// 1 (its digit is 0), which skips it.
+  SmallVector<Value, 3> decode(Value index) {
+    SmallVector<Value, 3> digits;
     for (int64_t i = 0; i < ndims; ++i) {
-      if (i == k)
-        continue;
-      int64_t d = dimOf(i);
-      Value digit = b.mod(index, n[d]);
-      index = b.floordiv(index, n[d]);
-      (i < k ? s : t)[d] = digit;
+      Value radix = b.select(b.eq(k, b.c(i)), one, nAt[i]);
+      digits.push_back(b.mod(index, radix));
+      index = b.floordiv(index, radix);
     }
+    return digits;
   }
-  Value encode(int64_t k, ArrayRef<Value> s, ArrayRef<Value> t) {
-    Value index = zero;
-    for (int64_t i = ndims - 1; i >= 0; --i) {
-      if (i == k)
-        continue;
-      int64_t d = dimOf(i);
-      index = b.add(b.mul(index, n[d]), i < k ? s[d] : t[d]);
-    }
-    return index;
+  /// The rank whose coordinate at position i is values[i].
+  Value rankOf(ArrayRef<Value> values) {
+    Value rank = zero;
+    for (int64_t i = 0; i < ndims; ++i)
+      rank = b.add(rank, b.mul(values[i], strideAt[i]));
+    return rank;
   }
 
-  /// Where item (j, q) of In_k lives: j the destination's coordinate along
-  /// the stage's dimension.
-  std::pair<Buffer, Value> inItem(int64_t k, Value j, Value index) {
-    SmallVector<Value, 3> s, t;
-    decode(k, index, s, t);
-    int64_t d = dimOf(k);
-    t[d] = j;
-    if (k == 0) {
-      Value dst = b.rankAt(t, zero); // every digit of t: s is this rank
-      return {Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dst), lo)};
+  /// A segment of item (j, q) of In_k: j the destination's coordinate along
+  /// the stage's dimension. The first stage reads the send buffer, the
+  /// others Out_{k−1} in place.
+  void inSegment(Value j, Value index) {
+    OpBuilder &builder = b.getBuilder();
+    SmallVector<Value, 3> digits = decode(index);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(isFirstStage());
+      Value dst = b.add(rankOf(digits), b.mul(j, stageStride));
+      b.segment(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dst), lo), len);
     }
-    int64_t prev = dimOf(k - 1);
-    Value origin = s[prev];
-    Value inPrev = encode(k - 1, s, t);
-    return {Buffer::scratch,
-            b.add(outBase(k - 1), b.mul(b.add(b.mul(origin, q(k - 1)), inPrev), len))};
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(b.ne(k, zero));
+    // Out_{k−1} is keyed by (s along position k − 1, q over the others):
+    // re-encode with position k set to j and position k − 1 skipped.
+    Value prev = b.sub(k, one);
+    Value origin = pick(b, prev, digits);
+    Value inPrev = zero;
+    for (int64_t i = ndims - 1; i >= 0; --i) {
+      Value skipped = b.eq(prev, b.c(i));
+      Value radix = b.select(skipped, one, nAt[i]);
+      Value digit = b.select(skipped, zero, b.select(b.eq(k, b.c(i)), j, digits[i]));
+      inPrev = b.add(b.mul(inPrev, radix), digit);
+    }
+    Value qPrev = b.floordiv(p, pick(b, prev, nAt));
+    b.segment(Buffer::scratch,
+              b.add(outBase(prev), b.mul(b.add(b.mul(origin, qPrev), inPrev), len)), len);
   }
   /// Where item (o, q) of Out_k goes: o the source's coordinate along the
-  /// stage's dimension.
-  std::pair<Buffer, Value> outItem(int64_t k, Value o, Value index) {
-    if (k < ndims - 1)
-      return {Buffer::scratch, b.add(outBase(k), b.mul(b.add(b.mul(o, q(k)), index), len))};
-    SmallVector<Value, 3> s, t;
-    decode(k, index, s, t);
-    s[dimOf(k)] = o;
-    Value src = b.rankAt(s, zero);
-    return {Buffer::recvbuf, b.add(b.count(CountArray::recvdispl, src), lo)};
+  /// stage's dimension. Every stage but the last writes scratch.
+  Value outScratch(Value o, Value index) {
+    return b.add(outBase(k), b.mul(b.add(b.mul(o, q()), index), len));
+  }
+  Value outRecv(Value o, Value index) {
+    Value src = b.add(rankOf(decode(index)), b.mul(o, stageStride));
+    return b.add(b.count(CountArray::recvdispl, src), lo);
+  }
+  void outSegment(Value o, Value index) {
+    OpBuilder &builder = b.getBuilder();
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(b.ne(k, b.c(ndims - 1)));
+      b.segment(Buffer::scratch, outScratch(o, index), len, /*dst=*/true);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(isLastStage());
+    b.segment(Buffer::recvbuf, outRecv(o, index), len, /*dst=*/true);
   }
 
   /// The rank `delta` steps along the stage's dimension (mod n).
-  Value along(int64_t k, Value delta) {
-    int64_t d = dimOf(k);
-    SmallVector<Value, 3> at(c.begin(), c.end());
-    at[d] = b.mod(b.add(b.add(c[d], n[d]), delta), n[d]);
-    return b.rankAt(at, zero);
+  Value along(Value delta) {
+    Value n = nk(), c = ck();
+    Value to = b.mod(b.add(b.add(c, n), delta), n);
+    return b.add(r, b.mul(b.sub(to, c), stageStride));
   }
 
   /// stage[p, w·4 + k]: stage k of part `of` (this part by default) in wave
   /// `w` (this wave by default).
-  ScheduleBuilder::EventRef stageEvent(int64_t k, int64_t of = -1, Value w = Value()) {
-    return {"stage", {b.c(of < 0 ? part : of), b.add(b.mul(w ? w : wave, b.c(4)), b.c(k))}};
+  ScheduleBuilder::EventRef stageEvent(Value stage, Value of = Value(), Value w = Value()) {
+    return {"stage", {of ? of : part, b.add(b.mul(w ? w : wave, b.c(4)), stage)}};
   }
   /// The end of the wave before (its last stage). For the first wave a
   /// zero-length copy before the loop signals it, so that every wave waits
   /// the same way (a skipped transfer's signal is satisfied at once).
   ScheduleBuilder::EventRef previousWave() {
-    return stageEvent(ndims - 1, part, b.sub(wave, one));
+    return stageEvent(b.c(ndims - 1), part, b.sub(wave, one));
+  }
+  /// The stage this one follows: the one before, or the wave before's last.
+  ScheduleBuilder::EventRef ready() {
+    return {"stage", {part, b.select(b.ne(k, zero), b.add(b.mul(wave, b.c(4)), b.sub(k, one)),
+                                     b.add(b.mul(b.sub(wave, one), b.c(4)),
+                                           b.c(ndims - 1)))}};
   }
   /// Both directions' forward pieces of step t: the next step's sends wait
   /// for both, so the two directions of a ring stay in step (one running
   /// ahead let ranks drift apart: 8x8x8 at 4 KiB under SMPI, 13617.3 us
   /// with a wait per direction, 12664.3 us with this one; bound 11983.7).
-  ScheduleBuilder::EventRef forwardEvent(int64_t k, Value t) {
-    return {"forward", {b.c(part * 4 + k), b.add(b.mul(wave, b.c(1 << 20)), t)}};
+  ScheduleBuilder::EventRef forwardEvent(Value t) {
+    return {"forward", {b.add(b.mul(part, b.c(4)), k), b.add(b.mul(wave, b.c(1 << 20)), t)}};
   }
 
   /// A transfer op with explicit events (the builder's helpers cover the
@@ -278,6 +342,17 @@ private:
     return op;
   }
 
+  /// The first step's sends wait for the stage before (none in the first
+  /// stage, which reads the send buffer) and take over the dimension.
+  void afterReadyAndHandOff() {
+    {
+      OpBuilder::InsertionGuard guard(b.getBuilder());
+      b.ifThen(b.ne(k, zero));
+      b.after("stage", ready().index);
+    }
+    afterHandOff();
+  }
+
   /// Hand-off: a part entering dimension d waits until the parts that
   /// were on d in the stage before have received everything there, so
   /// that two parts never share d's links. Without it ranks drift apart
@@ -293,52 +368,55 @@ private:
   /// on (4 KiB under SMPI: 4x16x16 in 2 waves 85.1% of the bound against
   /// 95.0% in one; 4x8x8 in 2 waves 87.7%, with this rule 93.1%, in one
   /// 94.4%; 8x16x16, 2 waves by default, 88.6% and with this rule 95.0%).
-  void afterHandOff(int64_t k) {
-    int64_t before = k > 0 ? k - 1 : ndims - 1;
-    Value w = k > 0 ? wave : b.sub(wave, one);
-    for (int64_t q = 0; q < static_cast<int64_t>(orders.size()); ++q)
-      if (q != part && orders[q][before] == dimOf(k))
-        b.after("stage", stageEvent(before, q, w).index);
+  void afterHandOff() {
+    OpBuilder &builder = b.getBuilder();
+    Value later = b.ne(k, zero);
+    Value before = b.select(later, b.sub(k, one), b.c(ndims - 1));
+    Value w = b.select(later, wave, b.sub(wave, one));
+    Value dim = pick(b, k, dimAt);
+    for (auto [other, order] : llvm::enumerate(orders)) {
+      SmallVector<Value, 3> dims;
+      for (int64_t d : order)
+        dims.push_back(b.c(d));
+      Value of = b.c(static_cast<int64_t>(other));
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(b.logicalAnd(b.ne(part, of), b.eq(pick(b, before, dims), dim)));
+      b.after("stage", stageEvent(before, of, w).index);
+    }
   }
 
-  void emitStage(int64_t k) {
+  void emitStage() {
     OpBuilder &builder = b.getBuilder();
-    int64_t d = dimOf(k);
-    Value y = c[d];
-    std::optional<ScheduleBuilder::EventRef> ready;
-    if (k > 0)
-      ready = stageEvent(k - 1);
+    Value y = ck();
 
     // This rank's own items: In_k[y] -> Out_k[y]. The first stage's copy
     // writes scratch the wave before may still be sending from.
-    auto ownItems = [&](std::optional<ScheduleBuilder::EventRef> wait) {
+    {
       OpBuilder::InsertionGuard guard(builder);
       MLIRContext *ctx = builder.getContext();
+      ScheduleBuilder::EventRef wait = ready();
       auto copy = builder.create<sched::CopyOp>(
           b.getLoc(), sched::BufferAttr(), Value(), sched::BufferAttr(), Value(), Value(),
-          wait ? FlatSymbolRefAttr::get(ctx, wait->name) : FlatSymbolRefAttr(),
-          wait ? ValueRange(wait->index) : ValueRange(),
+          FlatSymbolRefAttr::get(ctx, wait.name), ValueRange(wait.index),
           FlatSymbolRefAttr::get(ctx, "stage"), ValueRange(stageEvent(k).index));
       builder.setInsertionPointToStart(&copy.getBody().emplaceBlock());
       {
         OpBuilder::InsertionGuard inner(builder);
-        sched::ForOp items = b.forLoop(zero, q(k));
-        auto [buffer, offset] = inItem(k, y, items.getInductionVar());
-        b.segment(buffer, offset, len);
+        sched::ForOp items = b.forLoop(zero, q());
+        inSegment(y, items.getInductionVar());
       }
-      sched::ForOp items = b.forLoop(zero, q(k));
-      auto [buffer, offset] = outItem(k, y, items.getInductionVar());
-      b.segment(buffer, offset, len, /*dst=*/true);
-    };
-    ownItems(k > 0 ? ready : std::optional<ScheduleBuilder::EventRef>(previousWave()));
+      sched::ForOp items = b.forLoop(zero, q());
+      outSegment(y, items.getInductionVar());
+    }
 
     OpBuilder::InsertionGuard guard(builder);
-    sched::ForOp steps = b.forLoop(one, b.add(h(k), one));
+    Value n = nk();
+    sched::ForOp steps = b.forLoop(one, b.add(h(), one));
     Value t = steps.getInductionVar();
     sched::ForOp dirs = b.forLoop(zero, two);
     Value dir = dirs.getInductionVar();
     Value sigma = b.sub(one, b.mul(dir, two));
-    Value to = along(k, sigma), from = along(k, b.sub(zero, sigma));
+    Value to = along(sigma), from = along(b.sub(zero, sigma));
     Value forwardTag = b.mul(dir, two), terminalTag = b.add(forwardTag, one);
     Value isFirst = b.eq(t, one);
 
@@ -348,26 +426,24 @@ private:
       b.ifThen(isFirst);
       {
         OpBuilder::InsertionGuard inner(builder);
-        b.ifThen(b.lt(one, h(k)));
-        transfer<sched::SendOp>(std::nullopt, Value(), Value(), to, forwardTag, ready,
+        b.ifThen(b.lt(one, h()));
+        transfer<sched::SendOp>(std::nullopt, Value(), Value(), to, forwardTag, std::nullopt,
                                 stageEvent(k));
-        afterHandOff(k);
-        sched::ForOp dist = b.forLoop(two, b.add(h(k), one));
+        afterReadyAndHandOff();
+        sched::ForOp dist = b.forLoop(two, b.add(h(), one));
         Value delta = dist.getInductionVar();
-        Value j = b.mod(b.add(b.add(y, n[d]), b.mul(sigma, delta)), n[d]);
-        Value firstItem = first(k, dir, delta);
-        sched::ForOp items = b.forLoop(firstItem, b.add(firstItem, count(k, dir, delta)));
-        auto [buffer, offset] = inItem(k, j, items.getInductionVar());
-        b.segment(buffer, offset, len);
+        Value j = b.mod(b.add(b.add(y, n), b.mul(sigma, delta)), n);
+        Value firstItem = first(dir, delta);
+        sched::ForOp items = b.forLoop(firstItem, b.add(firstItem, count(dir, delta)));
+        inSegment(j, items.getInductionVar());
       }
-      transfer<sched::SendOp>(std::nullopt, Value(), Value(), to, terminalTag, ready,
+      transfer<sched::SendOp>(std::nullopt, Value(), Value(), to, terminalTag, std::nullopt,
                               stageEvent(k));
-      afterHandOff(k);
-      Value j = b.mod(b.add(b.add(y, n[d]), sigma), n[d]);
-      Value firstItem = first(k, dir, one);
-      sched::ForOp items = b.forLoop(firstItem, b.add(firstItem, count(k, dir, one)));
-      auto [buffer, offset] = inItem(k, j, items.getInductionVar());
-      b.segment(buffer, offset, len);
+      afterReadyAndHandOff();
+      Value j = b.mod(b.add(b.add(y, n), sigma), n);
+      Value firstItem = first(dir, one);
+      sched::ForOp items = b.forLoop(firstItem, b.add(firstItem, count(dir, one)));
+      inSegment(j, items.getInductionVar());
     }
     // Later steps pass on the forward piece of the step before: its first
     // Q items were for the next rank, the rest travel on.
@@ -375,53 +451,53 @@ private:
       OpBuilder::InsertionGuard branch(builder);
       b.ifThen(b.ne(t, one));
       Value tm = b.sub(t, one);
-      Value slot = transit(k, dir, tm);
-      ScheduleBuilder::EventRef arrived = forwardEvent(k, tm);
+      Value slot = transit(dir, tm);
+      ScheduleBuilder::EventRef arrived = forwardEvent(tm);
       {
         OpBuilder::InsertionGuard inner(builder);
-        b.ifThen(b.lt(t, h(k)));
-        transfer<sched::SendOp>(Buffer::scratch, b.add(slot, b.mul(q(k), len)),
-                                b.mul(forwardCount(k, dir, t), len), to, forwardTag,
-                                arrived, stageEvent(k));
+        b.ifThen(b.lt(t, h()));
+        transfer<sched::SendOp>(Buffer::scratch, b.add(slot, b.mul(q(), len)),
+                                b.mul(forwardCount(dir, t), len), to, forwardTag, arrived,
+                                stageEvent(k));
       }
-      transfer<sched::SendOp>(Buffer::scratch, slot, b.mul(count(k, dir, t), len), to,
+      transfer<sched::SendOp>(Buffer::scratch, slot, b.mul(count(dir, t), len), to,
                               terminalTag, arrived, stageEvent(k));
     }
     // Receives, all posted up front (from the second wave on, once the
     // wave before is done with the scratch they write).
-    Value origin = b.mod(b.sub(b.add(y, b.mul(n[d], h(k))), b.mul(sigma, t)), n[d]);
-    Value firstItem = first(k, dir, t);
-    Value items = count(k, dir, t);
+    Value origin = b.mod(b.sub(b.add(y, b.mul(n, h())), b.mul(sigma, t)), n);
+    Value firstItem = first(dir, t);
+    Value items = count(dir, t);
     ScheduleBuilder::EventRef wait = previousWave();
     {
-      {
-        OpBuilder::InsertionGuard branch(builder);
-        b.ifThen(b.lt(t, h(k)));
-        transfer<sched::RecvOp>(Buffer::scratch, transit(k, dir, t),
-                                b.mul(forwardCount(k, dir, t), len), from, forwardTag, wait,
-                                forwardEvent(k, t));
-      }
-      if (k < ndims - 1) {
-        transfer<sched::RecvOp>(Buffer::scratch, outItem(k, origin, firstItem).second,
-                                b.mul(items, len), from, terminalTag, wait, stageEvent(k));
-        return;
-      }
-      transfer<sched::RecvOp>(std::nullopt, Value(), Value(), from, terminalTag, wait,
-                              stageEvent(k));
-      sched::ForOp each = b.forLoop(firstItem, b.add(firstItem, items));
-      auto [buffer, offset] = outItem(k, origin, each.getInductionVar());
-      b.segment(buffer, offset, len);
+      OpBuilder::InsertionGuard branch(builder);
+      b.ifThen(b.lt(t, h()));
+      transfer<sched::RecvOp>(Buffer::scratch, transit(dir, t), b.mul(forwardCount(dir, t), len),
+                              from, forwardTag, wait, forwardEvent(t));
     }
+    {
+      OpBuilder::InsertionGuard branch(builder);
+      b.ifThen(b.ne(k, b.c(ndims - 1)));
+      transfer<sched::RecvOp>(Buffer::scratch, outScratch(origin, firstItem), b.mul(items, len),
+                              from, terminalTag, wait, stageEvent(k));
+    }
+    b.ifThen(isLastStage());
+    transfer<sched::RecvOp>(std::nullopt, Value(), Value(), from, terminalTag, wait,
+                            stageEvent(k));
+    sched::ForOp each = b.forLoop(firstItem, b.add(firstItem, items));
+    b.segment(Buffer::recvbuf, outRecv(origin, each.getInductionVar()), len);
   }
 
   ScheduleBuilder &b;
-  int64_t part, ndims;
-  SmallVector<int64_t, 3> order;
-  SmallVector<SmallVector<int64_t, 3>> orders; // every part's, for hand-offs
-  Value partLo, partLen, waves, base;
-  Value lo, len, wave; // of the wave being emitted (set by emit())
+  int64_t ndims;
+  SmallVector<SmallVector<int64_t, 3>> orders; // every part's
+  Value part, partLo, partLen, waves, base;
+  Value lo, len, wave, k; // of the wave and stage being emitted
+  Value stageN, stageC, stageStride; // the stage's dimension, by position k
   Value zero, one, two, r, p;
-  SmallVector<Value, 3> n, c;
+  /// By position in this part's order: the dimension, its extent, this
+  /// rank's coordinate and stride along it.
+  SmallVector<Value, 3> dimAt, nAt, cAt, strideAt;
 };
 
 LogicalResult lowerDimRings(coll::AlltoallOp op) {
@@ -464,26 +540,34 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
   else
     waves = b.max(b.c(1), b.min(b.max(m, b.c(1)),
                                 b.ceildiv(b.mul(items, m), b.c(kScratchBudgetBytes))));
-  SmallVector<PartLowering, 3> lowerings;
-  Value base = b.c(0);
-  for (int64_t part = 0; part < parts; ++part) {
-    Value lo = b.floordiv(b.mul(m, b.c(part)), np);
-    Value hi = b.floordiv(b.mul(m, b.c(part + 1)), np);
-    Value len = b.sub(hi, lo);
-    lowerings.emplace_back(b, part, orders, lo, len, waves, base);
-    base = b.add(base, b.mul(items, b.ceildiv(len, waves)));
-  }
-  builder.create<sched::ScratchOp>(op.getLoc(), base);
+  // Each part's scratch: `items` items of its length per wave. Part p's
+  // begins after those of the parts before it (a sum, so that the plan
+  // does not grow with the number of parts).
+  Value zero = b.c(0);
+  auto partsBefore = [&](Value upto) {
+    return b.mul(items, b.sum(zero, upto, [&](Value q) {
+      Value lo = b.floordiv(b.mul(m, q), np);
+      Value hi = b.floordiv(b.mul(m, b.add(q, b.c(1))), np);
+      return b.ceildiv(b.sub(hi, lo), waves);
+    }));
+  };
+  builder.create<sched::ScratchOp>(op.getLoc(), partsBefore(np));
 
+  // One phase loop: part p runs on FIFO p.
   static const char *const names[] = {"x", "y", "z"};
-  for (int64_t part = 0; part < parts; ++part) {
-    std::string name = "part " + std::to_string(part) + ":";
-    for (int64_t d : orders[part])
+  std::string name = "parts:";
+  for (auto [part, order] : llvm::enumerate(orders)) {
+    name += part ? " |" : "";
+    for (int64_t d : order)
       name += std::string(" ") + names[d];
-    OpBuilder::InsertionGuard guard(builder);
-    b.phase(name, part);
-    lowerings[part].emit();
   }
+  sched::ForOp loop = b.forLoop(b.c(0), np);
+  Value part = loop.getInductionVar();
+  Value lo = b.floordiv(b.mul(m, part), np);
+  Value hi = b.floordiv(b.mul(m, b.add(part, b.c(1))), np);
+  PartLowering lowering(b, orders, part, lo, b.sub(hi, lo), waves, partsBefore(part));
+  b.phase(name, 0, part);
+  lowering.emit();
   op.erase();
   return success();
 }

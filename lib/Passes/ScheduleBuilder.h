@@ -100,9 +100,10 @@ public:
     builder.setInsertionPointToStart(&branch.getBody().emplaceBlock());
     return branch;
   }
-  sched::PhaseOp phase(llvm::StringRef name, int64_t fifo) {
+  /// A phase on FIFO `fifo` (+ `offset`, in a phase loop).
+  sched::PhaseOp phase(llvm::StringRef name, int64_t fifo, mlir::Value offset = {}) {
     auto phase = builder.create<sched::PhaseOp>(
-        loc, builder.getStringAttr(name), builder.getI64IntegerAttr(fifo));
+        loc, builder.getStringAttr(name), builder.getI64IntegerAttr(fifo), offset);
     builder.setInsertionPointToStart(&phase.getBody().emplaceBlock());
     return phase;
   }

@@ -47,6 +47,9 @@ private:
   FailureOr<uint16_t> intern(Value value, Operation *user);
   FailureOr<uint8_t> allocateVar(Value value, Operation *at);
   bool wantsVariable(Operation *op);
+  unsigned stackDepth(Value value);
+  /// Deepest code inlined at several uses (of COLLRT_MAX_EXPR_STACK).
+  static constexpr unsigned kInlineDepth = 4;
 
   size_t openStatement(const collrt_stmt_t &stmt) {
     stmts.push_back(stmt);
@@ -81,12 +84,38 @@ static void appendImm(std::string &code, const void *bytes, size_t n) {
   code.append(static_cast<const char *>(bytes), n);
 }
 
+/// Stack entries the postfix code of `value` needs (as encode() writes it).
+unsigned Emitter::stackDepth(Value value) {
+  if (variables.count(value))
+    return 1;
+  Operation *def = value.getDefiningOp();
+  if (!def || isa<SumOp>(def))
+    return COLLRT_MAX_EXPR_STACK; // never inlined at several uses
+  unsigned depth = 1;
+  for (auto [i, operand] : llvm::enumerate(def->getOperands()))
+    depth = std::max(depth, static_cast<unsigned>(i) + stackDepth(operand));
+  return depth;
+}
+
 bool Emitter::wantsVariable(Operation *op) {
   if (isa<ConstOp, RankOp, SizeOp, RanksPerNodeOp, DimOp>(op))
     return false;
   if (isa<CountStatOp>(op))
     return true;
-  return !op->hasOneUse();
+  if (op->hasOneUse())
+    return false;
+  if (isa<SumOp, TableOp>(op))
+    return true; // costly to evaluate more than once
+  // A LET costs a statement (and a variable); inlining costs the code once
+  // per use. Bind only when that saves plan bytes, and keep inlined code
+  // shallow so the expressions it lands in stay within the stack limit.
+  std::string code;
+  if (failed(encode(op->getResult(0), code)))
+    return true;
+  size_t uses = std::distance(op->use_begin(), op->use_end());
+  size_t inlined = code.size() * uses;
+  size_t bound = COLLRT_PLAN_STMT_BYTES + code.size() + 2 * uses;
+  return inlined > bound || stackDepth(op->getResult(0)) > kInlineDepth;
 }
 
 FailureOr<uint8_t> Emitter::allocateVar(Value value, Operation *at) {
@@ -102,8 +131,7 @@ FailureOr<uint8_t> Emitter::allocateVar(Value value, Operation *at) {
 LogicalResult Emitter::encode(Value value, std::string &code) {
   auto var = variables.find(value);
   if (var != variables.end()) {
-    code.push_back(COLLRT_X_VAR);
-    code.push_back(static_cast<char>(var->second));
+    code.push_back(static_cast<char>(COLLRT_X_VAR_SHORT + var->second));
     return success();
   }
   Operation *def = value.getDefiningOp();
@@ -131,7 +159,9 @@ LogicalResult Emitter::encode(Value value, std::string &code) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(def)
       .Case([&](ConstOp op) {
         int64_t v = static_cast<int64_t>(op.getValue());
-        if (v >= INT32_MIN && v <= INT32_MAX) {
+        if (v >= 0 && v < COLLRT_X_SMALL_END_ - COLLRT_X_SMALL) {
+          code.push_back(static_cast<char>(COLLRT_X_SMALL + v));
+        } else if (v >= INT32_MIN && v <= INT32_MAX) {
           int32_t v32 = static_cast<int32_t>(v);
           code.push_back(COLLRT_X_CONST32);
           appendImm(code, &v32, 4);
@@ -312,6 +342,9 @@ LogicalResult Emitter::emitOp(Operation &op) {
       .Case([&](PhaseOp phase) {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_PHASE);
         stmt.slot = phase.getFifo();
+        if (phase.getOffset() &&
+            failed(setExpr(stmt, COLLRT_E_FIFO_OFFSET, phase.getOffset())))
+          return failure();
         return emitBody(openStatement(stmt), phase.getBody().front(), phase);
       })
       .Case([&](ForOp loop) -> LogicalResult {

@@ -107,6 +107,12 @@ Value Importer::decodeCode(const uint8_t *&p, const uint8_t *end) {
       stack.push_back(sum.getResult());
       break;
     }
+    case COLLRT_X_SMALL ... COLLRT_X_SMALL_END_ - 1:
+      stack.push_back(constant(opcode - COLLRT_X_SMALL));
+      break;
+    case COLLRT_X_VAR_SHORT ... COLLRT_X_VAR_SHORT_END_ - 1:
+      stack.push_back(vars[opcode - COLLRT_X_VAR_SHORT]);
+      break;
     case COLLRT_X_CONST32:
       stack.push_back(constant(readImm<int32_t>(p)));
       p += 4;
@@ -262,9 +268,12 @@ void Importer::importBody(size_t first, size_t count) {
     OpBuilder::InsertionGuard guard(builder);
     switch (stmt.kind) {
     case COLLRT_STMT_PHASE: {
+      Value offset = stmt.expr[COLLRT_E_FIFO_OFFSET] != COLLRT_EXPR_NONE
+                         ? expr(stmt, COLLRT_E_FIFO_OFFSET)
+                         : Value();
       auto phase = builder.create<PhaseOp>(
           loc, builder.getStringAttr("phase" + std::to_string(i)),
-          builder.getI64IntegerAttr(stmt.slot));
+          builder.getI64IntegerAttr(stmt.slot), offset);
       builder.setInsertionPointToStart(&phase.getBody().emplaceBlock());
       importBody(i + 1, stmt.body);
       break;

@@ -498,6 +498,24 @@ static collrt_status_t run_for(expander_t *x, unsigned si) {
   return st;
 }
 
+/* The FIFO of PHASE si: its slot, plus its offset in a phase loop. */
+static collrt_status_t phase_fifo(expander_t *x, unsigned si) {
+  const collrt_stmt_t *s = &x->plan->stmts[si];
+  int64_t offset = 0;
+  collrt_status_t st;
+  if (s->expr[COLLRT_E_FIFO_OFFSET] != COLLRT_EXPR_NONE &&
+      (st = eval(x, si, COLLRT_E_FIFO_OFFSET, &offset)))
+    return st;
+  int64_t fifo = (int64_t)s->slot + offset;
+  if (offset < 0 || fifo >= x->plan->desc.nfifos) {
+    collrt_diag_set(x->diag, "stmt[%u] PHASE on rank %d: FIFO %u + %lld is outside the plan's %u FIFOs",
+                    si, x->in->rank, s->slot, (long long)offset, x->plan->desc.nfifos);
+    return COLLRT_ERR_BOUNDS;
+  }
+  x->fifo = (int)fifo;
+  return COLLRT_OK;
+}
+
 static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
   const collrt_stmt_t *stmts = x->plan->stmts;
   collrt_status_t st;
@@ -513,7 +531,8 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
     case COLLRT_STMT_PHASE:
       if (x->exchange)
         return COLLRT_OK; /* every EXCHANGE precedes the first PHASE */
-      x->fifo = s->slot;
+      if ((st = phase_fifo(x, i)))
+        return st;
       st = run_body(x, i + 1, i + 1 + s->body);
       break;
     case COLLRT_STMT_EXCHANGE:

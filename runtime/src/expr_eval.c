@@ -97,6 +97,14 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
     uint8_t op = x[pc++];
     int64_t a, b, c, v = 0;
     int ok = 1;
+    if (op >= COLLRT_X_SMALL && op < COLLRT_X_SMALL_END_) {
+      st[sp++] = op - COLLRT_X_SMALL;
+      continue;
+    }
+    if (op >= COLLRT_X_VAR_SHORT && op < COLLRT_X_VAR_SHORT_END_) {
+      st[sp++] = ctx->vars[op - COLLRT_X_VAR_SHORT];
+      continue;
+    }
     switch (op) {
     case COLLRT_X_END:
       *out = st[0];

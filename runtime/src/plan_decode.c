@@ -47,6 +47,24 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
     unsigned at = pc;
     uint8_t op = x[pc++];
     unsigned imm = 0, pops = 0, pushes = 1;
+    if ((op >= COLLRT_X_SMALL && op < COLLRT_X_SMALL_END_) ||
+        (op >= COLLRT_X_VAR_SHORT && op < COLLRT_X_VAR_SHORT_END_)) {
+      /* one-byte SMALL v or VAR v: pushes one value */
+      unsigned v = op - COLLRT_X_VAR_SHORT;
+      if (op >= COLLRT_X_VAR_SHORT && (v >= d->nvars || !(defined >> v & 1u))) {
+        collrt_diag_set(diag, v >= d->nvars
+                                  ? "plan field '%s': variable %u at offset %u but the plan declares fewer variables"
+                                  : "plan field '%s': variable %u is used at offset %u before a LET, FOR or SUM defines it",
+                        field, v, at);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      if (++depth > COLLRT_MAX_EXPR_STACK) {
+        collrt_diag_set(diag, "plan field '%s': expression at offset %u needs more than %d stack entries",
+                        field, c->ref, COLLRT_MAX_EXPR_STACK);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      continue;
+    }
     switch (op) {
     case COLLRT_X_END:
       if (end) {
@@ -203,6 +221,7 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
   case COLLRT_STMT_SEG: *required = 0x3u; break;
   case COLLRT_STMT_PUT: *required = 0x7u; break; /* peer, index, value */
   case COLLRT_STMT_DEP: *optional = 0x30u; break; /* its event index, NONE = 0 */
+  case COLLRT_STMT_PHASE: *optional = 0x1u; break; /* FIFO offset, NONE = 0 */
   default: break;
   }
   if (is_transfer(s->kind)) {
@@ -307,10 +326,12 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   return COLLRT_OK;
 }
 
-/* Where a body stands: the top level, a phase, an exchange, or the body of
- * transfer statement `xfer` (where SEG and DEP live). */
+/* Where a body stands: the top level, a phase loop (a FOR outside phases),
+ * a phase, an exchange, or the body of transfer statement `xfer` (where SEG
+ * and DEP live). */
 typedef struct body_ctx {
   int in_phase;
+  int in_phase_loop;
   int in_exchange;
   int xfer; /* statement index, or -1 outside a transfer's body */
 } body_ctx_t;
@@ -319,13 +340,23 @@ static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, bo
                                        collrt_diag_t *diag) {
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  int top = !ctx.in_phase && !ctx.in_exchange;
-  if (top && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET && k != COLLRT_STMT_EXCHANGE) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only EXCHANGE, PHASE and LET may appear at top level", i, k);
+  int outside = !ctx.in_phase && !ctx.in_exchange; /* the top level or a phase loop */
+  if (outside && !ctx.in_phase_loop && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET &&
+      k != COLLRT_STMT_EXCHANGE && k != COLLRT_STMT_FOR) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only EXCHANGE, PHASE, FOR and LET may appear at top level", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if (!top && k == COLLRT_STMT_EXCHANGE) {
+  if (outside && ctx.in_phase_loop && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET &&
+      k != COLLRT_STMT_FOR) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u in a phase loop (a FOR outside phases), which holds only PHASE, FOR and LET", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if ((!outside || ctx.in_phase_loop) && k == COLLRT_STMT_EXCHANGE) {
     collrt_diag_set(diag, "plan field 'stmt[%u].kind' is EXCHANGE inside another statement (exchanges are top level)", i);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (k == COLLRT_STMT_PHASE && s->expr[COLLRT_E_FIFO_OFFSET] != COLLRT_EXPR_NONE && !ctx.in_phase_loop) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].expr[0]' gives a FIFO offset but the PHASE is not in a phase loop (a fixed phase names its FIFO in 'fifo')", i);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (ctx.in_exchange && k != COLLRT_STMT_FOR && k != COLLRT_STMT_IF && k != COLLRT_STMT_LET &&
@@ -374,7 +405,7 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
                                   collrt_diag_t *diag) {
   char field[48];
   unsigned i = first;
-  int top = !ctx.in_phase && !ctx.in_exchange;
+  int top = !ctx.in_phase && !ctx.in_exchange && !ctx.in_phase_loop;
   int first_table_let = -1, seen_phase = 0; /* top level: the first-pass rules */
   while (i < end) {
     const collrt_stmt_t *s = &plan->stmts[i];
@@ -408,12 +439,12 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
         plan->has_exchange = 1;
         if (seen_phase || first_table_let >= 0) {
           collrt_diag_set(diag, "plan field 'stmt[%u]': EXCHANGE after %s stmt[%d]; every EXCHANGE comes before the first PHASE and before any LET that reads TABLE",
-                          i, seen_phase ? "PHASE" : "the TABLE-reading LET",
+                          i, seen_phase ? "the PHASE or phase loop" : "the TABLE-reading LET",
                           seen_phase ? seen_phase - 1 : first_table_let);
           return COLLRT_ERR_PLAN_INVALID;
         }
       }
-      if (s->kind == COLLRT_STMT_PHASE && !seen_phase)
+      if ((s->kind == COLLRT_STMT_PHASE || s->kind == COLLRT_STMT_FOR) && !seen_phase)
         seen_phase = (int)i + 1;
     }
     if (s->kind == COLLRT_STMT_LET)
@@ -424,6 +455,8 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
         inner |= 1ull << s->slot;
       body_ctx_t in = ctx;
       in.in_phase = ctx.in_phase || s->kind == COLLRT_STMT_PHASE;
+      in.in_phase_loop = (ctx.in_phase_loop || s->kind == COLLRT_STMT_FOR) &&
+                         !ctx.in_phase && !ctx.in_exchange && !in.in_phase;
       in.in_exchange = ctx.in_exchange || s->kind == COLLRT_STMT_EXCHANGE;
       if (is_transfer(s->kind))
         in.xfer = (int)i;
@@ -624,7 +657,7 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   if (d->scratch_expr != COLLRT_EXPR_NONE &&
       (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, &uses_table, diag)))
     goto fail;
-  body_ctx_t top = {0, 0, -1};
+  body_ctx_t top = {.in_phase = 0, .in_phase_loop = 0, .in_exchange = 0, .xfer = -1};
   if ((st = check_body(plan, 0, d->nstmts, top, 0, diag)))
     goto fail;
   *out_plan = plan;

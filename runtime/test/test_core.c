@@ -152,7 +152,9 @@ static void test_validation(void) {
          b.stmts[6].wait_event = 0; b.stmts[6].expr[0] = b.stmts[6].expr[1] = b.stmts[6].expr[2] =
              b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
          "a DEP waits on one");
-  MUTATE(b.stmts[0].body = 0, "only EXCHANGE, PHASE and LET may appear at top level");
+  MUTATE(b.stmts[0].body = 0, "only EXCHANGE, PHASE, FOR and LET may appear at top level");
+  MUTATE(b.stmts[0].expr[COLLRT_E_FIFO_OFFSET] = tp_expr(&b, "0"),
+         "'stmt[0].expr[0]' gives a FIFO offset but the PHASE is not in a phase loop");
   MUTATE(b.stmts[2].kind = COLLRT_STMT_PHASE; b.stmts[2].slot = 0;
          b.stmts[2].expr[0] = b.stmts[2].expr[1] = COLLRT_EXPR_NONE,
          "PHASE inside another phase");
@@ -162,6 +164,11 @@ static void test_validation(void) {
   MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "v7"), "variable 7 is used at offset");
   MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "v9"), "variable 9 at offset");
   MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 op77"), "opcode 0x77");
+  /* one-byte VAR and SMALL: the same rules as their long forms */
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "op87"), "variable 7 is used at offset");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "op89"), "variable 9 at offset");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "op60"), "opcode 0x60");
+  MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "op41 op41"), "leaves 2 values on the stack at END");
   MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 +"), "pops 2 values but the stack holds 1");
   MUTATE(b.stmts[3].expr[0] = tp_expr(&b, "1 2"), "leaves 2 values on the stack at END");
   MUTATE(b.stmts[3].expr[0] =
@@ -229,6 +236,8 @@ static void test_expressions(void) {
       {"0 12 sum1[ v1 rcount ]", 78},
       {"0 4 max1[ v1 v1 * ]", 9}, {"5 2 max1[ 1 ]", 0}, {"1 4 max1[ 0 v1 - ]", -1},
       {"0 3 max1[ 0 v1 sum2[ v2 ] ]", 1}, {"0 12 max1[ v1 rcount ]", 9}, {"0 4 max1[ v1 rcount ]", 7},
+      /* one-byte forms: SMALL v (0x40 + v) and VAR v (0x80 + v) */
+      {"op45 op5f +", 36}, {"op40", 0}, {"0 4 sum1[ op81 op81 * ]", 14},
   };
   char why[200];
   collrt_status_t st;
@@ -264,6 +273,76 @@ static void uniform_input(collrt_expand_input_t *in, int64_t *arr, int P, int ra
   }
   collrt_expand_input_t x = {P, rank, arr, arr + P, arr + 2 * P, arr + 3 * P, P * c, P * c, NULL};
   *in = x;
+}
+
+/* A phase loop: one PHASE body on FIFO 0 + v0 for v0 in [0, 2). Each
+ * iteration moves half of every block (a "part"), so the two FIFOs carry
+ * the same transfers at different offsets. */
+static void build_phase_loop(tp_builder_t *b, const char *offset) {
+  tp_init(b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  b->desc.nfifos = 2;
+  b->fifos[1] = b->fifos[0];
+  unsigned own = tp_phase(b, 0);
+  tp_copy(b, COLLRT_BUF_SEND, "r sdispl", COLLRT_BUF_RECV, "r rdispl", "r scount");
+  tp_end(b, own);
+  unsigned parts = tp_for(b, 0, "0", "2");
+  tp_let(b, 1, "r scount 2 cdiv");
+  unsigned ph = tp_phase(b, 0);
+  b->stmts[ph].expr[COLLRT_E_FIFO_OFFSET] = tp_expr(b, offset);
+  unsigned f = tp_for(b, 2, "1", "P");
+  tp_let(b, 3, "r v2 + P %");
+  tp_let(b, 4, "r v2 - P + P %");
+  tp_recv(b, COLLRT_BUF_RECV, "v4", "v4 rdispl v1 v0 * +", "v1 v4 rcount v1 - v0 ? ", "0");
+  tp_send(b, COLLRT_BUF_SEND, "v3", "v3 sdispl v1 v0 * +", "v1 v3 scount v1 - v0 ? ", "0");
+  tp_end(b, f);
+  tp_end(b, ph);
+  tp_end(b, parts);
+}
+
+static void test_phase_loop(void) {
+  tp_builder_t b;
+  collrt_diag_t d;
+  collrt_steps_t s;
+  int64_t arr[4 * 4];
+  collrt_expand_input_t in;
+  build_phase_loop(&b, "v0");
+  collrt_plan_t *p = tp_finish(&b);
+  CHECK(p != NULL, "a phase loop validates");
+  if (!p)
+    return;
+  uniform_input(&in, arr, 4, 1, 10);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+  size_t on[2] = {0, 0};
+  int offsets_ok = 1;
+  for (size_t i = 0; i < s.count; ++i) {
+    const collrt_step_t *st = &s.steps[i];
+    if (st->kind != COLLRT_STEP_SEND)
+      continue;
+    ++on[st->fifo];
+    offsets_ok &= st->len == 5 && st->off == st->peer * 10 + 5 * st->fifo;
+  }
+  CHECK(on[0] == 3 && on[1] == 3, "one body, two FIFOs: 3 sends each, got %zu and %zu", on[0], on[1]);
+  CHECK(offsets_ok, "part f sends bytes [5f, 5f + 5) of each block on FIFO f");
+  collrt_steps_free(&s);
+  collrt_plan_free(p);
+  /* an offset past the declared FIFOs fails at expansion, naming it */
+  build_phase_loop(&b, "v0 1 +");
+  p = tp_finish(&b);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
+         "PHASE on rank 1: FIFO 0 + 2 is outside the plan's 2 FIFOs");
+  collrt_plan_free(p);
+  /* a phase loop holds phases, loops and LETs, and no transfer */
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  unsigned f = tp_for(&b, 0, "0", "1");
+  tp_send(&b, COLLRT_BUF_SEND, "r", "0", "0", "0");
+  tp_end(&b, f);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d,
+         "'stmt[1].kind' is 5 in a phase loop (a FOR outside phases), which holds only PHASE, FOR and LET");
+  build_phase_loop(&b, "v0");
+  unsigned ex = tp_exchange(&b);
+  tp_end(&b, ex);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d,
+         "EXCHANGE after the PHASE or phase loop stmt[0]");
 }
 
 static void test_expand(void) {
@@ -754,7 +833,7 @@ static void test_exchange(void) {
     unsigned ex = tp_exchange(q);
     tp_put(q, 0, "0", "1", "1");
     tp_end(q, ex);
-    EXPECT(encode(q, &d), COLLRT_ERR_PLAN_INVALID, &d, "EXCHANGE after PHASE stmt[3]");
+    EXPECT(encode(q, &d), COLLRT_ERR_PLAN_INVALID, &d, "EXCHANGE after the PHASE or phase loop stmt[3]");
   }
 }
 
@@ -822,6 +901,7 @@ int main(void) {
   test_validation();
   test_expressions();
   test_expand();
+  test_phase_loop();
   test_simulate();
   test_wait_policy();
   test_format_v2();

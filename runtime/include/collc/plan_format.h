@@ -53,13 +53,21 @@
  *
  * Statements form a tree in pre-order: a PHASE, FOR, IF or transfer (SEND,
  * RECV, COPY) statement is followed by `body` statements that make up its
- * body (nested bodies counted in full). The top level is a sequence of PHASE
- * and LET statements; transfers occur only inside a PHASE, and phases do not
- * nest. A transfer's body holds only FOR, IF, LET, SEG and DEP statements;
+ * body (nested bodies counted in full). The top level is a sequence of
+ * EXCHANGE, PHASE, LET and FOR statements; transfers occur only inside a
+ * PHASE, and phases do not nest. A FOR outside phases is a phase loop: its
+ * body holds only PHASE, LET and FOR (more phase loops), so one phase body
+ * can serve several FIFOs (e.g. one per part of a message, each part
+ * crossing the dimensions in its own order) and the plan does not grow
+ * with their number. Every EXCHANGE precedes the first PHASE or phase
+ * loop. A transfer's body holds only FOR, IF, LET, SEG and DEP statements;
  * SEG and DEP occur only in a transfer's body. It runs when the transfer is
  * reached, before the transfer is created.
  *
- *   PHASE  slot = fifo                     the transfers inside use this FIFO
+ *   PHASE  slot = fifo                     the transfers inside use this FIFO;
+ *          e0 = offset (NONE = 0)          in a phase loop, FIFO slot + e0
+ *                                          (evaluated when the phase is
+ *                                          reached; must name a declared FIFO)
  *   FOR    slot = var, buf0 = order         var over [e0, e1); order ASCENDING
  *          or RANDOM (a permutation of the range seeded by e2 and the rank:
  *          the randomized order of BG/L's "AR" all-to-all). RANDOM is exactly:
@@ -181,7 +189,7 @@ extern "C" {
 #define COLLRT_MAX_DIMS 3
 #define COLLRT_MAX_FIFOS 16
 #define COLLRT_MAX_EVENTS 16
-#define COLLRT_MAX_VARS 64
+#define COLLRT_MAX_VARS 64 /* = COLLRT_X_VAR_SHORT_END_ - COLLRT_X_VAR_SHORT */
 #define COLLRT_MAX_STMTS 4096
 #define COLLRT_MAX_EXPR_STACK 16
 #define COLLRT_MAX_TABLES 8
@@ -260,7 +268,7 @@ typedef enum collrt_buffer {
 /* Expression slots of a statement (stmt.expr[i]). */
 enum {
   COLLRT_E_PEER = 0, COLLRT_E_SRC_OFF = 0, COLLRT_E_COND = 0, COLLRT_E_VALUE = 0,
-  COLLRT_E_LO = 0,
+  COLLRT_E_LO = 0, COLLRT_E_FIFO_OFFSET = 0,
   COLLRT_E_OFF = 1, COLLRT_E_DST_OFF = 1, COLLRT_E_HI = 1,
   COLLRT_E_LEN = 2, COLLRT_E_SEED = 2,
   COLLRT_E_TAG = 3,
@@ -326,6 +334,12 @@ typedef enum collrt_expr_op {
   COLLRT_X_NOT = 0x38,      /* pop a */
   COLLRT_X_SELECT = 0x39,   /* pop b, a, c: c ? a : b */
   COLLRT_X_ISQRT = 0x3A,    /* pop a: floor(sqrt(a)) */
+  /* One-byte forms of the two commonest instructions (most of a plan's
+   * expression bytes were CONST32 of small values and VAR): */
+  COLLRT_X_SMALL = 0x40,    /* 0x40 + v, v in [0, 32): push v */
+  COLLRT_X_SMALL_END_ = 0x60,
+  COLLRT_X_VAR_SHORT = 0x80, /* 0x80 + v, v < COLLRT_MAX_VARS: as VAR v */
+  COLLRT_X_VAR_SHORT_END_ = 0x80 + 64,
 } collrt_expr_op_t;
 
 /* Decoded header and program. The runtime decodes into this after checking

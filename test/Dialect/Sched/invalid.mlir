@@ -1,4 +1,4 @@
-// Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P5, S1, PH1-PH2,
+// Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P5, S1, PH1-PH3,
 // L1-L3, E1-E2, T1-T3, U1-U2, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
 // constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
@@ -31,8 +31,44 @@ sched.plan @plan_p2_twice attributes {collective = "alltoall", algorithm = "dire
 sched.plan @plan_p3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
   %zero = sched.const 0
   %p = sched.size
-  // expected-error @+1 {{'sched.for' op (P3) cannot appear directly in a plan; only exchanges, phases, sched.scratch and expressions can}}
+  // expected-error @+1 {{'sched.if' op (P3) cannot appear directly in a plan; only exchanges, phases, phase loops, sched.scratch and expressions can}}
+  sched.if %p {
+  }
+}
+
+// -----
+
+// A phase loop (a sched.for outside phases) holds phases, loops and
+// expressions; a transfer there has no FIFO.
+sched.plan @phase_loop_p3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %p = sched.size
   sched.for %k = %zero to %p {
+    // expected-error @+1 {{'sched.send' op (P3) cannot appear in a phase loop (a sched.for outside phases); only phases, phase loops and expressions can}}
+    sched.send sendbuf[%zero, %zero] to %k tag %zero
+  }
+}
+
+// -----
+
+sched.plan @phase_ph3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>, #sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %one = sched.const 1
+  // expected-error @+1 {{'sched.phase' op (PH3) a FIFO offset needs a phase loop; a phase outside one names its FIFO}}
+  sched.phase "fixed" fifo(0 + %one) {
+  }
+}
+
+// -----
+
+sched.plan @phase_ph1_nested attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %two = sched.const 2
+  sched.phase "outer" fifo(0) {
+    sched.for %k = %zero to %two {
+      // expected-error @+1 {{'sched.phase' op (PH1) must be directly inside a sched.plan or in a phase loop (sched.for ops directly inside it)}}
+      sched.phase "inner" fifo(0) {
+      }
+    }
   }
 }
 
