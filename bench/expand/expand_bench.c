@@ -3,7 +3,7 @@
  * and reports the (CPU) time and the memory that stays allocated.
  *
  *   collc-expand-bench PLAN P [--rank R] [--bytes M] [--reps N]
- *   collc-expand-bench PLAN P --digest [--bytes M]
+ *   collc-expand-bench PLAN P --digest [--bytes M] [--random SEED]
  *
  * Prints one line of key=value pairs: steps, dependencies and segments; the
  * fastest of N expansions (CPU µs, and ns per step); the persistent bytes (the
@@ -17,7 +17,8 @@
  * lengths and segments, and the set of steps it waits for; not the
  * statement that produced it. Two plans with the same digest expand to the
  * same program, so a lowering can be rewritten (e.g. rolled into loops) and
- * checked to mean exactly what it meant. */
+ * checked to mean exactly what it meant. --random SEED varies the counts by
+ * pair (up to 2M bytes, a quarter of them 0), as alltoallv sees them. */
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <stdio.h>
@@ -146,24 +147,65 @@ static uint64_t digest_steps(uint64_t h, const collrt_steps_t *s) {
   return h;
 }
 
+/* The inputs of the digest: every rank's counts, uniform (m bytes per
+ * block) or, with a seed, varying by pair and with zeros, as alltoallv
+ * schedules see them. */
+typedef struct digest_inputs {
+  int64_t m, seed;
+  int agv;
+  int64_t *arr; /* 4 P: scounts, sdispls, rcounts, rdispls */
+  collrt_expand_input_t in;
+} digest_inputs_t;
+
+static int64_t pair_count(const digest_inputs_t *x, int src, int dst) {
+  if (!x->seed)
+    return x->m;
+  uint64_t h = (uint64_t)x->seed * 0x9E3779B97F4A7C15ull + (uint64_t)src * 1000003u + (uint64_t)dst;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return (int64_t)(h % 4u == 0 ? 0 : h % (uint64_t)(2 * x->m + 1)); /* a quarter empty */
+}
+
+static const collrt_expand_input_t *digest_input(void *ctx, int rank) {
+  digest_inputs_t *x = ctx;
+  int P = x->in.size;
+  int64_t *sc = x->arr, *sd = sc + P, *rc = sd + P, *rd = rc + P, so = 0, ro = 0;
+  for (int j = 0; j < P; ++j) {
+    sc[j] = pair_count(x, rank, j);
+    rc[j] = x->agv ? pair_count(x, j, j) : pair_count(x, j, rank);
+    sd[j] = x->agv ? 0 : so;
+    rd[j] = ro;
+    so += sc[j];
+    ro += rc[j];
+  }
+  x->in.rank = rank;
+  x->in.send_bytes = x->agv ? sc[rank] : so;
+  x->in.recv_bytes = ro;
+  x->in.tables = NULL;
+  return &x->in;
+}
+
 /* Every rank's expansion, hashed in rank order. */
-static int digest_all(const collrt_plan_t *plan, collrt_expand_input_t in) {
+static int digest_all(const collrt_plan_t *plan, digest_inputs_t *x) {
   uint64_t h = 0xCBF29CE484222325ull;
   size_t total = 0;
-  for (int p = 0; p < in.size; ++p) {
-    in.rank = p;
-    in.tables = NULL;
-    collrt_table_entry_t *entries = NULL;
-    collrt_tables_t tables = {NULL, 0};
-    if (collrt_plan_has_exchange(plan)) {
-      if (exchange_for(plan, &in, &entries, &tables))
-        return 1;
-      in.tables = &tables;
-    }
+  int P = x->in.size;
+  collrt_diag_t diag = {{0}};
+  collrt_table_entry_t **entries = calloc((size_t)P, sizeof *entries);
+  collrt_tables_t *tables = calloc((size_t)P, sizeof *tables);
+  if (!entries || !tables)
+    return 1;
+  if (collrt_plan_has_exchange(plan) &&
+      collrt_exchange_in_memory(plan, P, digest_input, x, entries, tables, &diag)) {
+    fprintf(stderr, "collc-expand-bench: exchange: %s\n", diag.message);
+    return 1;
+  }
+  for (int p = 0; p < P; ++p) {
+    collrt_expand_input_t in = *digest_input(x, p);
+    in.tables = collrt_plan_has_exchange(plan) ? &tables[p] : NULL;
     collrt_steps_t steps;
-    collrt_diag_t diag = {{0}};
     collrt_status_t st = collrt_expand(plan, &in, &steps, &diag);
-    free(entries);
     if (st) {
       fprintf(stderr, "collc-expand-bench: rank %d: %s: %s\n", p, collrt_strerror(st), diag.message);
       return 1;
@@ -172,18 +214,23 @@ static int digest_all(const collrt_plan_t *plan, collrt_expand_input_t in) {
     total += steps.count;
     collrt_steps_free(&steps);
   }
-  printf("P=%d steps=%zu digest=%016llx\n", in.size, total, (unsigned long long)h);
+  for (int p = 0; p < P; ++p)
+    free(entries[p]);
+  free(entries);
+  free(tables);
+  printf("P=%d steps=%zu digest=%016llx\n", P, total, (unsigned long long)h);
   return 0;
 }
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N] [--digest]\n", argv[0]);
+    fprintf(stderr, "usage: %s PLAN P [--rank R] [--bytes M] [--reps N] [--digest [--random SEED]]\n", argv[0]);
     return 2;
   }
   int P = atoi(argv[2]), rank = 0, reps = 5;
   int64_t m = 4096;
   int digest = 0;
+  int64_t seed = 0;
   for (int i = 3; i < argc; ++i) {
     if (!strcmp(argv[i], "--digest")) {
       digest = 1;
@@ -197,6 +244,8 @@ int main(int argc, char **argv) {
       m = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--reps"))
       reps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--random"))
+      seed = atoll(argv[i + 1]);
     ++i;
   }
   collrt_plan_t *plan;
@@ -221,7 +270,8 @@ int main(int argc, char **argv) {
   }
   collrt_expand_input_t in = {P, rank, sc, sd, rc, rd, agv ? m : P * m, P * m, NULL};
   if (digest) {
-    int rc_digest = digest_all(plan, in);
+    digest_inputs_t x = {m, seed, agv, a, in};
+    int rc_digest = digest_all(plan, &x);
     collrt_plan_free(plan);
     free(a);
     return rc_digest;

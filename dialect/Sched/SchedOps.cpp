@@ -187,7 +187,7 @@ LogicalResult ExchangeOp::verify() {
   if (!isa<PlanOp>((*this)->getParentOp()))
     return emitOpError("(E1) must be directly inside a sched.plan");
   WalkResult walk = getBody().walk([&](Operation *inner) {
-    if (isa<ForOp, IfOp, PutOp, TableOp>(inner) || isPure(inner))
+    if (isa<ForOp, IfOp, PutOp, TableOp, TableAnyOp, TableSumOp>(inner) || isPure(inner))
       return WalkResult::advance();
     inner->emitOpError("(E2) cannot appear in a sched.exchange");
     return WalkResult::interrupt();
@@ -209,6 +209,18 @@ LogicalResult PutOp::verify() {
 }
 
 LogicalResult TableOp::verify() {
+  if ((*this)->getParentOfType<ExchangeOp>())
+    return emitOpError("(T3) reads the exchange's result inside the exchange");
+  return verifyTableIndex(*this, getTable());
+}
+
+LogicalResult TableSumOp::verify() {
+  if ((*this)->getParentOfType<ExchangeOp>())
+    return emitOpError("(T3) reads the exchange's result inside the exchange");
+  return verifyTableIndex(*this, getTable());
+}
+
+LogicalResult TableAnyOp::verify() {
   if ((*this)->getParentOfType<ExchangeOp>())
     return emitOpError("(T3) reads the exchange's result inside the exchange");
   return verifyTableIndex(*this, getTable());

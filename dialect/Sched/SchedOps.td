@@ -305,6 +305,33 @@ def Sched_TableOp : Sched_ExprOp<"table"> {
   let hasVerifier = 1;
 }
 
+// (T2), (T3) as for sched.table.
+def Sched_TableSumOp : Sched_ExprOp<"table_sum"> {
+  let summary = "the sum of what any rank put at indices [lower, upper) of `table` for this rank";
+  let description = [{
+    A prefix sum over the exchange's result, evaluated once per bind: slots
+    laid out in index order begin at `sched.table_sum t [0, index)`.
+    Indices nobody put count 0.
+  }];
+  let arguments = (ins I64Attr:$table, Index:$lower, Index:$upper);
+  let assemblyFormat = "$table `[` $lower `,` $upper `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+// (T2), (T3) as for sched.table.
+def Sched_TableAnyOp : Sched_ExprOp<"table_any"> {
+  let summary = "the value the one rank that put `index` of `table` for this rank put";
+  let description = [{
+    For a receiver that knows what it will be told but not by whom: an
+    intermediate keys its stage slots by its own flow index, and each
+    source puts its flow's length there. Expansion fails if no rank or
+    several ranks put that index.
+  }];
+  let arguments = (ins I64Attr:$table, Index:$index);
+  let assemblyFormat = "$table `[` $index `]` attr-dict";
+  let hasVerifier = 1;
+}
+
 // (U1) the body takes one index and yields one index; (U2) at most 4 nested.
 def Sched_SumOp : Sched_Op<"sum", [Pure, SingleBlockImplicitTerminator<"YieldOp">,
     RecursiveMemoryEffects,

@@ -102,37 +102,50 @@ public:
     return any;
   }
 
-  /// 1 if every dimension of tie set `t` is an even ring.
-  Value allEven(unsigned t) {
-    Value all = one;
-    for (int64_t d = 0; d < ndims; ++d)
-      if (t & (1u << d))
-        all = b.logicalAnd(all, even[d]);
-    return all;
+  /// A tie set, a run-time value (bit d: dimension d is a tie), and what
+  /// the schedule reads of it: which dimensions are in it, how many, whether
+  /// they are all even rings, and how many offsets have exactly that set.
+  /// One loop over the sets replaces a copy of the schedule per set, so the
+  /// plan does not grow with the number of dimensions (2^ndims − 1 sets).
+  struct TieSet {
+    Value set;
+    SmallVector<Value, 3> in;
+    Value size, allEven, count;
+  };
+  TieSet tieSet(Value set) {
+    TieSet t{set, {}, zero, one, one};
+    for (int64_t d = 0; d < ndims; ++d) {
+      Value in = b.mod(b.floordiv(set, b.c(int64_t{1} << d)), two);
+      t.in.push_back(in);
+      t.size = b.add(t.size, in);
+      t.allEven = b.logicalAnd(t.allEven, b.select(in, even[d], one));
+      t.count = b.mul(t.count, b.select(in, one, b.sub(n[d], even[d])));
+    }
+    return t;
   }
 
-  /// How many offsets have tie set exactly `t`.
-  Value countOf(unsigned t) {
-    Value count = one;
-    for (int64_t d = 0; d < ndims; ++d)
-      if (!(t & (1u << d)))
-        count = b.mul(count, b.sub(n[d], even[d]));
-    return count;
+  /// The j-th (1-based) dimension of the set, ascending (0 if it has fewer).
+  Value dimOf(const TieSet &t, Value j) {
+    Value dim = zero, before = zero, rank = b.sub(j, one);
+    for (int64_t d = 0; d < ndims; ++d) {
+      dim = b.add(dim, b.mul(b.c(d), b.logicalAnd(t.in[d], b.eq(before, rank))));
+      before = b.add(before, t.in[d]);
+    }
+    return dim;
   }
 
-  /// The offset of index q among those with tie set `t`.
-  SmallVector<Value, 3> offsetOf(unsigned t, Value q) {
+  /// The offset of index q among those with tie set `t`: n/2 along the
+  /// set's dimensions, a digit of q along the others (radix 1 skips a tie
+  /// dimension).
+  SmallVector<Value, 3> offsetOf(const TieSet &t, Value q) {
     SmallVector<Value, 3> offset(ndims);
     for (int64_t d = 0; d < ndims; ++d) {
-      if (t & (1u << d)) {
-        offset[d] = half[d];
-        continue;
-      }
-      Value radix = b.sub(n[d], even[d]);
+      Value radix = b.select(t.in[d], one, b.sub(n[d], even[d]));
       Value digit = b.mod(q, radix);
       q = b.floordiv(q, radix);
       // skip n/2 on an even ring: digits at or above it move up by one
-      offset[d] = b.add(digit, b.logicalAnd(even[d], b.ge(digit, half[d])));
+      offset[d] = b.select(t.in[d], half[d],
+                           b.add(digit, b.logicalAnd(even[d], b.ge(digit, half[d]))));
     }
     return offset;
   }
@@ -152,12 +165,14 @@ public:
   }
 
   /// Intermediate I_j of the flow s -> dst for tie dimension `t`.
-  SmallVector<Value, 3> via(ArrayRef<Value> s, ArrayRef<Value> dst, int64_t t) {
+  SmallVector<Value, 3> via(ArrayRef<Value> s, ArrayRef<Value> dst, Value t) {
     SmallVector<Value, 3> at;
-    for (int64_t d = 0; d < ndims; ++d)
-      at.push_back(d < t    ? dst[d]
-                   : d == t ? b.mod(b.add(s[d], sigma(s[d], d)), n[d])
-                            : s[d]);
+    for (int64_t d = 0; d < ndims; ++d) {
+      Value dd = b.c(d);
+      at.push_back(b.select(b.lt(dd, t), dst[d],
+                            b.select(b.eq(dd, t), b.mod(b.add(s[d], sigma(s[d], d)), n[d]),
+                                     s[d])));
+    }
     return at;
   }
 
@@ -169,17 +184,8 @@ public:
   SmallVector<Value, 3> n, half, even, c;
 };
 
-/// The tie dimensions of set t, ascending.
-SmallVector<int64_t, 3> dimsOf(unsigned t, int64_t ndims) {
-  SmallVector<int64_t, 3> dims;
-  for (int64_t d = 0; d < ndims; ++d)
-    if (t & (1u << d))
-      dims.push_back(d);
-  return dims;
-}
-
 /// Flow (offset index q, candidate source u) that this rank serves as
-/// intermediate I_j of tie set `set`, whose tie dimension is `dim`: its
+/// intermediate I_j of a tie set, whose tie dimension is `dim`: its
 /// source and destination coordinates, and whether this rank serves such a
 /// flow at all (it depends on the rank's coordinate along `dim` only).
 struct Flow {
@@ -188,28 +194,31 @@ struct Flow {
 };
 /// The source's coordinate along `dim` of candidate u: mine + 1 (σ = −1),
 /// or mine − 1 (σ = +1, a source at n/2).
-Value candidateSource(BalancedLowering &t, int64_t dim, int64_t u) {
+Value candidateSource(BalancedLowering &t, Value dim, int64_t u) {
   ScheduleBuilder &b = t.b;
-  return b.mod(u == 0 ? b.add(t.c[dim], t.one) : b.sub(t.c[dim], t.one), t.n[dim]);
+  Value c = b.pick(dim, t.c), n = b.pick(dim, t.n);
+  return b.mod(u == 0 ? b.add(c, t.one) : b.sub(c, t.one), n);
 }
 /// Whether this rank serves candidate u along `dim` at all: u = 0 unless
 /// mine + 1 is n/2 (whose tie goes −), u = 1 only when mine − 1 is n/2.
-Value servesCandidate(BalancedLowering &t, int64_t dim, int64_t u) {
+Value servesCandidate(BalancedLowering &t, Value dim, int64_t u) {
   ScheduleBuilder &b = t.b;
-  Value isHalf = b.eq(candidateSource(t, dim, u), t.half[dim]);
+  Value isHalf = b.eq(candidateSource(t, dim, u), b.pick(dim, t.half));
   return u == 0 ? b.eq(isHalf, t.zero) : isHalf;
 }
-Flow flowAt(BalancedLowering &t, unsigned set, int64_t dim, Value q, int64_t u) {
+Flow flowAt(BalancedLowering &t, const BalancedLowering::TieSet &set, Value dim, Value q,
+            int64_t u) {
   ScheduleBuilder &b = t.b;
   SmallVector<Value, 3> o = t.offsetOf(set, q);
   Value x = candidateSource(t, dim, u);
   Flow flow;
   flow.served = servesCandidate(t, dim, u);
   flow.src.resize(t.ndims);
-  for (int64_t d = 0; d < t.ndims; ++d)
-    flow.src[d] = d < dim    ? b.mod(b.sub(t.c[d], o[d]), t.n[d])
-                  : d == dim ? x
-                             : t.c[d];
+  for (int64_t d = 0; d < t.ndims; ++d) {
+    Value dd = b.c(d);
+    flow.src[d] = b.select(b.lt(dd, dim), b.mod(b.sub(t.c[d], o[d]), t.n[d]),
+                           b.select(b.eq(dd, dim), x, t.c[d]));
+  }
   flow.dst = t.shift(flow.src, o, false);
   return flow;
 }
@@ -221,45 +230,56 @@ class SlotLayout {
 public:
   SlotLayout(BalancedLowering &t, bool isV, Value second) : t(t), isV(isV), second(second) {}
 
-  /// The length of the flow's second half.
-  Value length(int64_t j, const Flow &flow) {
+  /// The key of flow (q, u) of tie set `set` at I_j, unique per
+  /// intermediate (q < P, j < 4, u < 2). alltoallv: the source PUTs the
+  /// flow's length under it (table 0), and slots lie in key order: set,
+  /// then stage j, then candidate u, then q, as the alltoall's regions.
+  Value key(Value set, Value j, Value u, Value q) {
+    ScheduleBuilder &b = t.b;
+    Value region = b.add(b.mul(b.add(b.mul(set, b.c(4)), j), t.two), u);
+    return b.add(b.mul(region, b.size()), q);
+  }
+  /// The length of the second half of flow (q, u): what its source PUT,
+  /// whoever the source is.
+  Value length(Value set, Value j, Value q, int64_t u) {
     if (!isV)
       return second;
-    return t.b.table(j - 1, t.rankOf(flow.src), t.rankOf(flow.dst));
+    return t.b.tableAny(0, key(set, j, t.b.c(u), q));
   }
-  /// Bytes of region (set, j) before slot (q, u): alltoall interleaves
-  /// the candidates (slot 2q + u); alltoallv puts every u = 0 slot first,
-  /// each a prefix sum over the flows before it.
-  Value within(unsigned set, int64_t j, int64_t dim, Value q, int64_t u) {
+  /// Where the slot of flow (q, u) of set's stage j begins. alltoall: in
+  /// region (set, j), which begins at `base`, the candidates interleaved
+  /// (slot 2q + u). alltoallv: after every slot of a lower key, a prefix
+  /// sum over what the exchange delivered (flows this rank does not serve
+  /// have no entry and take no bytes).
+  Value at(Value set, Value j, Value q, int64_t u, Value base) {
     ScheduleBuilder &b = t.b;
-    if (!isV)
-      return b.mul(b.add(b.mul(q, t.two), b.c(u)), second);
-    return b.inlined([&] {
-      Value at = servedSum(set, j, dim, q, u);
-      return u == 0 ? at : b.add(servedSum(set, j, dim, t.countOf(set), 0), at);
-    });
+    if (isV)
+      return b.tableSum(0, t.zero, key(set, j, b.c(u), q));
+    return b.add(base, b.mul(b.add(b.mul(q, t.two), b.c(u)), second));
   }
-  /// Bytes of region (set, j).
-  Value size(unsigned set, int64_t j, int64_t dim) {
+  /// Scratch bytes: every region.
+  Value total(Value sets) {
+    if (isV)
+      return t.b.tableSum(0, t.zero, key(sets, t.zero, t.zero, t.zero));
+    return regionsBefore(sets, t.one);
+  }
+  /// alltoall: where region (set, j) begins; alltoallv: unused (null).
+  Value regionsBefore(Value set, Value j) {
+    if (isV)
+      return Value();
     ScheduleBuilder &b = t.b;
-    if (!isV)
-      return b.select(t.allEven(set), b.mul(b.mul(t.countOf(set), t.two), second), t.zero);
-    return b.inlined([&] {
-      return b.add(servedSum(set, j, dim, t.countOf(set), 0),
-                   servedSum(set, j, dim, t.countOf(set), 1));
+    Value below = b.sum(t.one, set, [&](Value other) {
+      BalancedLowering::TieSet s = t.tieSet(other);
+      return b.mul(s.size, size(s));
     });
+    return b.add(below, b.mul(b.sub(j, t.one), size(t.tieSet(set))));
   }
 
 private:
-  /// Σ over q' < q of the lengths of flows (q', u), if this rank serves
-  /// candidate u of a tie set whose rings are all even (0 otherwise: the
-  /// bound, so that no TABLE entry nobody PUT is read).
-  Value servedSum(unsigned set, int64_t j, int64_t dim, Value q, int64_t u) {
+  /// alltoall: bytes of each of the set's regions (one per tie dimension).
+  Value size(const BalancedLowering::TieSet &set) {
     ScheduleBuilder &b = t.b;
-    Value served = b.logicalAnd(t.allEven(set), servesCandidate(t, dim, u));
-    return b.sum(t.zero, b.select(served, q, t.zero), [&](Value q2) {
-      return length(j, flowAt(t, set, dim, q2, u));
-    });
+    return b.select(set.allEven, b.mul(b.mul(set.count, t.two), second), t.zero);
   }
 
   BalancedLowering &t;
@@ -268,26 +288,26 @@ private:
 };
 
 /// Calls `fn` for every flow this rank serves as intermediate I_j of tie set
-/// `set` (tie dimension dims[j-1]), inside the loops and branches that
+/// `set` (tie dimension: the set's j-th), inside the loops and branches that
 /// enumerate them: the flow, its scratch slot and length, and its arrival
 /// event.
 template <typename Fn>
-void forEachFlowAt(BalancedLowering &t, SlotLayout &slots, unsigned set, int64_t j, Value base,
-                   Fn fn) {
+void forEachFlowAt(BalancedLowering &t, SlotLayout &slots, const BalancedLowering::TieSet &set,
+                   Value j, Value base, Fn fn) {
   ScheduleBuilder &b = t.b;
   OpBuilder &builder = b.getBuilder();
-  int64_t dim = dimsOf(set, t.ndims)[j - 1];
+  Value dim = t.dimOf(set, j);
   OpBuilder::InsertionGuard guard(builder);
-  sched::ForOp loop = b.forLoop(t.zero, t.countOf(set));
+  sched::ForOp loop = b.forLoop(t.zero, set.count);
   Value q = loop.getInductionVar();
   for (int64_t u = 0; u < 2; ++u) {
     OpBuilder::InsertionGuard inner(builder);
     Flow flow = flowAt(t, set, dim, q, u);
     b.ifThen(flow.served);
-    Value at = b.add(base, slots.within(set, j, dim, q, u));
+    Value at = slots.at(set.set, j, q, u, base);
     Value slot = b.add(b.mul(q, t.two), b.c(u));
-    fn(flow, at, slots.length(j, flow),
-       ScheduleBuilder::EventRef{"arrived", {b.c(set * 4 + j), slot}});
+    fn(flow, at, slots.length(set.set, j, q, u),
+       ScheduleBuilder::EventRef{"arrived", {b.add(b.mul(set.set, b.c(4)), j), slot}});
   }
 }
 
@@ -318,7 +338,7 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   ScheduleBuilder b(builder, op.getLoc());
   BalancedLowering t(b, topology);
   Value r = t.r, p = b.size(), zero = t.zero, one = t.one, two = t.two;
-  unsigned sets = 1u << ndims;
+  Value sets = b.c(int64_t{1} << ndims);
   // A block's halves: the first goes directly, the second is detoured.
   // alltoall: every block is m bytes; alltoallv: each its own count.
   auto firstOf = [&](Value count) { return b.floordiv(count, two); };
@@ -327,38 +347,31 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   Value second = isV ? Value() : secondOf(m);
   auto recvCount = [&](Value src) { return isV ? b.count(CountArray::recvcount, src) : m; };
 
+  SlotLayout slots(t, isV, second);
   if (isV) {
     // The bind-time exchange: this rank, as a source, tells each
     // intermediate I_j of each of its tie blocks the second half's length.
     OpBuilder::InsertionGuard guard(builder);
     b.exchange();
-    for (unsigned s = 1; s < sets; ++s) {
-      SmallVector<int64_t, 3> dims = dimsOf(s, ndims);
-      OpBuilder::InsertionGuard section(builder);
-      b.ifThen(t.allEven(s));
-      sched::ForOp loop = b.forLoop(zero, t.countOf(s));
-      SmallVector<Value, 3> dst = t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), false);
-      Value d = t.rankOf(dst);
-      Value count = b.count(CountArray::sendcount, d);
-      for (auto [j, dim] : llvm::enumerate(dims))
-        b.put(static_cast<int64_t>(j), d, secondOf(count), t.rankOf(t.via(t.c, dst, dim)));
-    }
+    sched::ForOp each = b.forLoop(one, sets);
+    BalancedLowering::TieSet set = t.tieSet(each.getInductionVar());
+    b.ifThen(set.allEven);
+    sched::ForOp loop = b.forLoop(zero, set.count);
+    Value q = loop.getInductionVar();
+    SmallVector<Value, 3> dst = t.shift(t.c, t.offsetOf(set, q), false);
+    Value count = b.count(CountArray::sendcount, t.rankOf(dst));
+    sched::ForOp legs = b.forLoop(one, b.add(set.size, one));
+    Value j = legs.getInductionVar();
+    // I_j serves this rank as candidate u = 1 when it sits at n/2 along
+    // the leg's dimension (its tie goes −), else as u = 0.
+    Value dim = t.dimOf(set, j);
+    Value u = b.eq(b.pick(dim, t.c), b.pick(dim, t.half));
+    b.put(0, slots.key(set.set, j, u, q), secondOf(count), t.rankOf(t.via(t.c, dst, dim)));
   }
 
   // Scratch: per tie set and intermediate stage, a region for the slots of
-  // the flows this rank serves there (alltoallv: each region's size one
-  // inlined expression, so that its parts are no plan variables).
-  SlotLayout slots(t, isV, second);
-  DenseMap<std::pair<unsigned, int64_t>, Value> base;
-  Value total = zero;
-  for (unsigned s = 1; s < sets; ++s) {
-    SmallVector<int64_t, 3> dims = dimsOf(s, ndims);
-    for (int64_t j = 1; j <= static_cast<int64_t>(dims.size()); ++j) {
-      base[{s, j}] = total;
-      total = b.add(total, slots.size(s, j, dims[j - 1]));
-    }
-  }
-  builder.create<sched::ScratchOp>(op.getLoc(), total);
+  // the flows this rank serves there, in order of set and stage.
+  builder.create<sched::ScratchOp>(op.getLoc(), slots.total(sets));
 
   b.phase("direct", 0);
   {
@@ -379,58 +392,64 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   b.copy(Buffer::sendbuf, b.count(CountArray::senddispl, r), Buffer::recvbuf,
          b.count(CountArray::recvdispl, r), recvCount(r));
 
-  for (int64_t leg = 1; leg <= ndims + 1; ++leg) {
-    builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
-    b.phase(("leg" + std::to_string(leg)).c_str(), leg);
-    for (unsigned s = 1; s < sets; ++s) {
-      SmallVector<int64_t, 3> dims = dimsOf(s, ndims);
-      int64_t k = dims.size();
-      if (leg > k + 1)
-        continue;
-      Value tag = b.c(s);
-      OpBuilder::InsertionGuard guard(builder);
-      b.ifThen(t.allEven(s));
-      if (leg == 1) {
-        // this rank as the source: the second half of each tie block to I_1
-        OpBuilder::InsertionGuard section(builder);
-        sched::ForOp loop = b.forLoop(zero, t.countOf(s));
-        SmallVector<Value, 3> dst =
-            t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), false);
-        Value d = t.rankOf(dst);
-        Value count = b.count(CountArray::sendcount, d);
-        b.send(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, d), firstOf(count)),
-               secondOf(count), t.rankOf(t.via(t.c, dst, dims[0])), tag);
-      }
-      if (leg == k + 1) {
-        // this rank as the destination: from I_k of each tie source
-        OpBuilder::InsertionGuard section(builder);
-        sched::ForOp loop = b.forLoop(zero, t.countOf(s));
-        SmallVector<Value, 3> src =
-            t.shift(t.c, t.offsetOf(s, loop.getInductionVar()), true);
-        Value from = t.rankOf(t.via(src, t.c, dims[k - 1]));
-        Value count = recvCount(t.rankOf(src));
-        b.recv(Buffer::recvbuf,
-               b.add(b.count(CountArray::recvdispl, t.rankOf(src)), firstOf(count)),
-               secondOf(count), from, tag);
-      }
-      // this rank as intermediate I_leg: receive leg `leg`
-      if (leg <= k)
-        forEachFlowAt(t, slots, s, leg, base[{s, leg}],
-                      [&](const Flow &flow, Value at, Value length,
-                          const ScheduleBuilder::EventRef &arrived) {
-          Value from = t.rankOf(leg == 1 ? flow.src : t.via(flow.src, flow.dst, dims[leg - 2]));
-          b.recv(Buffer::scratch, at, length, from, tag, arrived);
-        });
-      // ... and as I_{leg-1}: forward what arrived on leg - 1
-      if (leg >= 2)
-        forEachFlowAt(t, slots, s, leg - 1, base[{s, leg - 1}],
-                      [&](const Flow &flow, Value at, Value length,
-                          const ScheduleBuilder::EventRef &arrived) {
-          Value to = t.rankOf(leg - 1 == k ? flow.dst : t.via(flow.src, flow.dst, dims[leg - 1]));
-          b.sendSignalling(Buffer::scratch, at, length, to, tag, arrived, std::nullopt);
-        });
-    }
+  // Leg `leg` of every tie set's detours, on FIFO `leg`: a phase loop over
+  // the legs, and in each a loop over the sets (those with at least
+  // leg − 1 tie dimensions).
+  builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
+  sched::ForOp legs = b.forLoop(one, b.c(ndims + 2));
+  Value leg = legs.getInductionVar();
+  b.phase("legs", 0, leg);
+  sched::ForOp each = b.forLoop(one, sets);
+  Value tag = each.getInductionVar();
+  BalancedLowering::TieSet set = t.tieSet(tag);
+  Value k = set.size;
+  b.ifThen(b.logicalAnd(set.allEven, b.le(leg, b.add(k, one))));
+  Value previous = b.sub(leg, one);
+  {
+    // this rank as the source: the second half of each tie block to I_1
+    OpBuilder::InsertionGuard section(builder);
+    b.ifThen(b.eq(leg, one));
+    sched::ForOp loop = b.forLoop(zero, set.count);
+    SmallVector<Value, 3> dst = t.shift(t.c, t.offsetOf(set, loop.getInductionVar()), false);
+    Value d = t.rankOf(dst);
+    Value count = b.count(CountArray::sendcount, d);
+    b.send(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, d), firstOf(count)),
+           secondOf(count), t.rankOf(t.via(t.c, dst, t.dimOf(set, one))), tag);
   }
+  {
+    // this rank as the destination of sets with leg − 1 tie dimensions:
+    // from I_k of each tie source
+    OpBuilder::InsertionGuard section(builder);
+    b.ifThen(b.eq(k, previous));
+    sched::ForOp loop = b.forLoop(zero, set.count);
+    SmallVector<Value, 3> src = t.shift(t.c, t.offsetOf(set, loop.getInductionVar()), true);
+    Value from = t.rankOf(t.via(src, t.c, t.dimOf(set, previous)));
+    Value count = recvCount(t.rankOf(src));
+    b.recv(Buffer::recvbuf, b.add(b.count(CountArray::recvdispl, t.rankOf(src)), firstOf(count)),
+           secondOf(count), from, tag);
+  }
+  {
+    // this rank as intermediate I_leg: receive leg `leg`
+    OpBuilder::InsertionGuard section(builder);
+    b.ifThen(b.le(leg, k));
+    forEachFlowAt(t, slots, set, leg, slots.regionsBefore(tag, leg),
+                  [&](const Flow &flow, Value at, Value length,
+                      const ScheduleBuilder::EventRef &arrived) {
+      Value from = b.select(b.eq(leg, one), t.rankOf(flow.src),
+                            t.rankOf(t.via(flow.src, flow.dst, t.dimOf(set, previous))));
+      b.recv(Buffer::scratch, at, length, from, tag, arrived);
+    });
+  }
+  // ... and as I_{leg-1}: forward what arrived on leg - 1, to I_leg or,
+  // after the set's last tie dimension, to the destination
+  b.ifThen(b.ge(leg, two));
+  forEachFlowAt(t, slots, set, previous, slots.regionsBefore(tag, previous),
+                [&](const Flow &flow, Value at, Value length,
+                    const ScheduleBuilder::EventRef &arrived) {
+    Value to = b.select(b.eq(k, previous), t.rankOf(flow.dst),
+                        t.rankOf(t.via(flow.src, flow.dst, t.dimOf(set, leg))));
+    b.sendSignalling(Buffer::scratch, at, length, to, tag, arrived, std::nullopt);
+  });
   op.erase();
   return success();
 }

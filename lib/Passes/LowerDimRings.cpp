@@ -89,16 +89,6 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
   return b.mul(b.floordiv(nodes, n), b.mul(h, b.sub(h, b.c(1))));
 }
 
-/// The value of `values[i]` for i = `index` (a run-time value in
-/// [0, values.size())), as a chain of selects: how a body shared by parts
-/// and stages reads what differs between them.
-Value pick(ScheduleBuilder &b, Value index, ArrayRef<Value> values) {
-  Value v = values.back();
-  for (int64_t i = static_cast<int64_t>(values.size()) - 2; i >= 0; --i)
-    v = b.select(b.eq(index, b.c(i)), values[i], v);
-  return v;
-}
-
 /// Every part's stages, written once: the program loops over the parts (a
 /// phase loop, one FIFO each) and, inside a part's phase, over its stages.
 /// What depends on the part or the stage (the dimension a stage crosses,
@@ -138,10 +128,10 @@ public:
         coords.push_back(c[order[i]]);
         strides.push_back(stride[order[i]]);
       }
-      dimAt.push_back(pick(b, part, dims));
-      nAt.push_back(pick(b, part, extents));
-      cAt.push_back(pick(b, part, coords));
-      strideAt.push_back(pick(b, part, strides));
+      dimAt.push_back(b.pick(part, dims));
+      nAt.push_back(b.pick(part, extents));
+      cAt.push_back(b.pick(part, coords));
+      strideAt.push_back(b.pick(part, strides));
     }
   }
 
@@ -164,9 +154,9 @@ public:
     len = b.sub(end, begin);
     sched::ForOp stages = b.forLoop(zero, b.c(ndims));
     k = stages.getInductionVar();
-    stageN = pick(b, k, nAt);
-    stageC = pick(b, k, cAt);
-    stageStride = pick(b, k, strideAt);
+    stageN = b.pick(k, nAt);
+    stageC = b.pick(k, cAt);
+    stageStride = b.pick(k, strideAt);
     emitStage();
   }
 
@@ -255,7 +245,7 @@ private:
     // Out_{k−1} is keyed by (s along position k − 1, q over the others):
     // re-encode with position k set to j and position k − 1 skipped.
     Value prev = b.sub(k, one);
-    Value origin = pick(b, prev, digits);
+    Value origin = b.pick(prev, digits);
     Value inPrev = zero;
     for (int64_t i = ndims - 1; i >= 0; --i) {
       Value skipped = b.eq(prev, b.c(i));
@@ -263,7 +253,7 @@ private:
       Value digit = b.select(skipped, zero, b.select(b.eq(k, b.c(i)), j, digits[i]));
       inPrev = b.add(b.mul(inPrev, radix), digit);
     }
-    Value qPrev = b.floordiv(p, pick(b, prev, nAt));
+    Value qPrev = b.floordiv(p, b.pick(prev, nAt));
     b.segment(Buffer::scratch,
               b.add(outBase(prev), b.mul(b.add(b.mul(origin, qPrev), inPrev), len)), len);
   }
@@ -373,14 +363,14 @@ private:
     Value later = b.ne(k, zero);
     Value before = b.select(later, b.sub(k, one), b.c(ndims - 1));
     Value w = b.select(later, wave, b.sub(wave, one));
-    Value dim = pick(b, k, dimAt);
+    Value dim = b.pick(k, dimAt);
     for (auto [other, order] : llvm::enumerate(orders)) {
       SmallVector<Value, 3> dims;
       for (int64_t d : order)
         dims.push_back(b.c(d));
       Value of = b.c(static_cast<int64_t>(other));
       OpBuilder::InsertionGuard guard(builder);
-      b.ifThen(b.logicalAnd(b.ne(part, of), b.eq(pick(b, before, dims), dim)));
+      b.ifThen(b.logicalAnd(b.ne(part, of), b.eq(b.pick(before, dims), dim)));
       b.after("stage", stageEvent(before, of, w).index);
     }
   }

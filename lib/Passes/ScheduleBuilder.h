@@ -62,6 +62,15 @@ public:
   mlir::Value select(mlir::Value condition, mlir::Value a, mlir::Value b) {
     return expr<sched::SelectOp>(condition, a, b);
   }
+  /// values[index] for a run-time index in [0, values.size()), as a chain
+  /// of selects: how one loop body reads what its unrolled copies had as
+  /// constants (a part's dimension order, a tie set's dimensions).
+  mlir::Value pick(mlir::Value index, llvm::ArrayRef<mlir::Value> values) {
+    mlir::Value v = values.back();
+    for (int64_t i = static_cast<int64_t>(values.size()) - 2; i >= 0; --i)
+      v = select(eq(index, c(i)), values[i], v);
+    return v;
+  }
   /// Topology: nodes along `d`, a rank's coordinate, the rank at coordinates.
   mlir::Value dim(int64_t d) { return expr<sched::DimOp>(d); }
   mlir::Value coord(mlir::Value rank, int64_t d) {
@@ -180,6 +189,12 @@ public:
   }
   mlir::Value table(int64_t t, mlir::Value from, mlir::Value index) {
     return expr<sched::TableOp>(t, from, index);
+  }
+  mlir::Value tableSum(int64_t t, mlir::Value lower, mlir::Value upper) {
+    return expr<sched::TableSumOp>(t, lower, upper);
+  }
+  mlir::Value tableAny(int64_t t, mlir::Value index) {
+    return expr<sched::TableAnyOp>(t, index);
   }
   /// sum over k in [lo, hi) of term(k), as a sched.sum.
   mlir::Value sum(mlir::Value lo, mlir::Value hi,

@@ -50,6 +50,8 @@ private:
   unsigned stackDepth(Value value);
   /// Deepest code inlined at several uses (of COLLRT_MAX_EXPR_STACK).
   static constexpr unsigned kInlineDepth = 4;
+  /// A LET statement's encoding: kind, masks, its variable, its expression.
+  static constexpr size_t kLetBytes = 6;
 
   size_t openStatement(const collrt_stmt_t &stmt) {
     stmts.push_back(stmt);
@@ -104,7 +106,7 @@ bool Emitter::wantsVariable(Operation *op) {
     return true;
   if (op->hasOneUse())
     return false;
-  if (isa<SumOp, TableOp>(op))
+  if (isa<SumOp, TableOp, TableAnyOp, TableSumOp>(op))
     return true; // costly to evaluate more than once
   // A LET costs a statement (and a variable); inlining costs the code once
   // per use. Bind only when that saves plan bytes, and keep inlined code
@@ -114,7 +116,7 @@ bool Emitter::wantsVariable(Operation *op) {
     return true;
   size_t uses = std::distance(op->use_begin(), op->use_end());
   size_t inlined = code.size() * uses;
-  size_t bound = COLLRT_PLAN_STMT_BYTES + code.size() + 2 * uses;
+  size_t bound = kLetBytes + code.size() + uses; /* a variable reference is 1 byte */
   return inlined > bound || stackDepth(op->getResult(0)) > kInlineDepth;
 }
 
@@ -190,6 +192,20 @@ LogicalResult Emitter::encode(Value value, std::string &code) {
         if (failed(emitOperands()))
           return failure();
         code.push_back(static_cast<char>(COLLRT_X_TABLE));
+        code.push_back(static_cast<char>(op.getTable()));
+        return success();
+      })
+      .Case([&](TableSumOp op) {
+        if (failed(emitOperands()))
+          return failure();
+        code.push_back(static_cast<char>(COLLRT_X_TABLE_SUM));
+        code.push_back(static_cast<char>(op.getTable()));
+        return success();
+      })
+      .Case([&](TableAnyOp op) {
+        if (failed(emitOperands()))
+          return failure();
+        code.push_back(static_cast<char>(COLLRT_X_TABLE_ANY));
         code.push_back(static_cast<char>(op.getTable()));
         return success();
       })
@@ -493,6 +509,10 @@ FailureOr<PlanPtr> Emitter::run() {
       table = put.getTable();
     else if (auto read = dyn_cast<TableOp>(op))
       table = read.getTable();
+    else if (auto any = dyn_cast<TableAnyOp>(op))
+      table = any.getTable();
+    else if (auto sum = dyn_cast<TableSumOp>(op))
+      table = sum.getTable();
     desc.ntables = std::max<int64_t>(desc.ntables, table + 1);
   });
   desc.block_bytes_min = 0;

@@ -80,6 +80,16 @@ Value Importer::decodeCode(const uint8_t *&p, const uint8_t *end) {
     switch (opcode) {
     case COLLRT_X_END:
       return stack.back();
+    case COLLRT_X_TABLE_SUM: {
+      Value upper = pop(), lower = pop();
+      stack.push_back(make<TableSumOp>(static_cast<int64_t>(*p++), lower, upper));
+      break;
+    }
+    case COLLRT_X_TABLE_ANY: {
+      Value index = pop();
+      stack.push_back(make<TableAnyOp>(static_cast<int64_t>(*p++), index));
+      break;
+    }
     case COLLRT_X_TABLE: {
       Value index = pop(), from = pop();
       stack.push_back(make<TableOp>(static_cast<int64_t>(*p++), from, index));

@@ -15,6 +15,14 @@ typedef struct layout {
   unsigned nfifos, nstmts;
 } layout_t;
 
+/* The statements decoded (statements are of varying size; the mutator
+ * edits them decoded and writes them back with the runtime's own codec). */
+typedef struct stmt_table {
+  collrt_stmt_t s[COLLRT_MAX_STMTS];
+  unsigned n;
+} stmt_table_t;
+static stmt_table_t table_a, table_b;
+
 static const uint32_t interesting[] = {
     0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 1000,
     4095, 4096, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF, 0x10000, 1u << 24, 1u << 30,
@@ -29,7 +37,8 @@ static const uint8_t opcodes[] = {
     COLLRT_X_ADD, COLLRT_X_SUB, COLLRT_X_MUL, COLLRT_X_DIV, COLLRT_X_MOD,
     COLLRT_X_MIN, COLLRT_X_MAX, COLLRT_X_CEILDIV, COLLRT_X_EQ, COLLRT_X_NE,
     COLLRT_X_LT, COLLRT_X_LE, COLLRT_X_GT, COLLRT_X_GE, COLLRT_X_AND,
-    COLLRT_X_OR, COLLRT_X_NOT, COLLRT_X_SELECT, COLLRT_X_ISQRT};
+    COLLRT_X_OR, COLLRT_X_NOT, COLLRT_X_SELECT, COLLRT_X_ISQRT, COLLRT_X_TABLE,
+    COLLRT_X_TABLE_ANY, COLLRT_X_TABLE_SUM, COLLRT_X_SMALL + 3, COLLRT_X_VAR_SHORT + 1};
 #define NOPCODES (sizeof opcodes / sizeof opcodes[0])
 
 static uint32_t pick(uint64_t *rng, uint32_t n) {
@@ -40,11 +49,14 @@ static int immediate_bytes(uint8_t op) {
   switch (op) {
   case COLLRT_X_CONST32: return 4;
   case COLLRT_X_CONST64: return 8;
-  case COLLRT_X_VAR: case COLLRT_X_DIM: case COLLRT_X_COORD: return 1;
+  case COLLRT_X_VAR: case COLLRT_X_DIM: case COLLRT_X_COORD: case COLLRT_X_TABLE:
+  case COLLRT_X_TABLE_ANY: case COLLRT_X_TABLE_SUM: return 1;
   default: return 0;
   }
 }
 
+/* The sections, from the header: the pool is the plan's last expr_bytes
+ * bytes and the statements lie between the FIFOs and it. */
 static int get_layout(const uint8_t *b, size_t len, layout_t *l) {
   if (len < COLLRT_PLAN_HEADER_BYTES)
     return 0;
@@ -52,9 +64,44 @@ static int get_layout(const uint8_t *b, size_t len, layout_t *l) {
   l->nstmts = collrt_rd16(b + COLLRT_H_NSTMTS);
   l->fifos = COLLRT_PLAN_HEADER_BYTES;
   l->stmts = l->fifos + (size_t)COLLRT_PLAN_FIFO_BYTES * l->nfifos;
-  l->exprs = l->stmts + (size_t)COLLRT_PLAN_STMT_BYTES * l->nstmts;
-  l->end = l->exprs + collrt_rd16(b + COLLRT_H_EXPR_BYTES);
-  return l->end <= len;
+  size_t pool = collrt_rd16(b + COLLRT_H_EXPR_BYTES);
+  if (pool > len || len - pool < l->stmts || l->nstmts > COLLRT_MAX_STMTS)
+    return 0;
+  l->exprs = len - pool;
+  l->end = len;
+  return 1;
+}
+
+/* Decodes the statements; 0 if they are not well formed. */
+static int read_stmts(const uint8_t *b, const layout_t *l, stmt_table_t *t) {
+  const uint8_t *p = b + l->stmts, *end = b + l->exprs;
+  for (t->n = 0; t->n < l->nstmts; ++t->n) {
+    size_t n = collrt_stmt_decode(p, end, &t->s[t->n]);
+    if (!n)
+      return 0;
+    p += n;
+  }
+  return p == end;
+}
+
+/* Writes the statements back (their size may have changed: the pool moves)
+ * and fixes the header's total; returns the new length, or len if the
+ * result would not fit in cap. */
+static size_t write_stmts(uint8_t *b, size_t len, size_t cap, const layout_t *l,
+                          const stmt_table_t *t) {
+  uint8_t enc[COLLRT_PLAN_STMT_MAX_BYTES];
+  size_t bytes = 0, pool = l->end - l->exprs;
+  for (unsigned i = 0; i < t->n; ++i)
+    bytes += collrt_stmt_encode(&t->s[i], enc);
+  if (l->stmts + bytes + pool > cap)
+    return len;
+  memmove(b + l->stmts + bytes, b + l->exprs, pool);
+  uint8_t *p = b + l->stmts;
+  for (unsigned i = 0; i < t->n; ++i)
+    p += collrt_stmt_encode(&t->s[i], p);
+  len = l->stmts + bytes + pool;
+  collrt_wr32(b + COLLRT_H_TOTAL, (uint32_t)len);
+  return len;
 }
 
 /* Offsets (pool-relative) of the instructions of the pool; returns how many
@@ -78,26 +125,26 @@ static uint16_t random_expr_ref(const uint8_t *b, const layout_t *l, uint64_t *r
   return starts[pick(rng, (uint32_t)ns)];
 }
 
-static void mutate_stmt(uint8_t *b, const layout_t *l, uint64_t *rng) {
-  if (!l->nstmts)
-    return;
-  uint8_t *s = b + l->stmts + (size_t)COLLRT_PLAN_STMT_BYTES * pick(rng, l->nstmts);
+static size_t mutate_stmt(uint8_t *b, size_t len, size_t cap, const layout_t *l,
+                          uint64_t *rng) {
+  if (!l->nstmts || !read_stmts(b, l, &table_a))
+    return len;
+  collrt_stmt_t *s = &table_a.s[pick(rng, l->nstmts)];
   switch (pick(rng, 8)) {
-  case 0: s[0] = (uint8_t)(1 + pick(rng, 10)); break;             /* kind */
-  case 1: s[1 + pick(rng, 3)] = (uint8_t)pick(rng, 5); break;       /* buf0, buf1, slot */
-  case 2: s[3] = (uint8_t)pick(rng, COLLRT_MAX_VARS + 2); break;    /* slot = var / fifo */
-  case 3: s[4 + pick(rng, 2)] = (uint8_t)pick(rng, 4); break;       /* wait / signal */
-  case 4: {                                                         /* body */
-    uint16_t body = collrt_rd16(s + 6);
+  case 0: s->kind = (uint8_t)(1 + pick(rng, 12)); break;                     /* kind */
+  case 1: *(pick(rng, 2) ? &s->buf0 : &s->buf1) = (uint8_t)pick(rng, 5); break;
+  case 2: s->slot = (uint8_t)pick(rng, COLLRT_MAX_VARS + 2); break;          /* var / fifo */
+  case 3: *(pick(rng, 2) ? &s->wait_event : &s->signal_event) = (uint8_t)pick(rng, 4); break;
+  case 4: {                                                                  /* body */
     uint32_t r = pick(rng, 4);
-    body = r == 0 ? (uint16_t)(body + 1) : r == 1 ? (uint16_t)(body - 1)
-           : r == 2 ? 0u : (uint16_t)pick(rng, l->nstmts + 1);
-    collrt_wr16(s + 6, body);
+    s->body = r == 0 ? (uint16_t)(s->body + 1) : r == 1 ? (uint16_t)(s->body - 1)
+              : r == 2 ? 0u : (uint16_t)pick(rng, l->nstmts + 1);
     break;
   }
-  default:                                                          /* an expression */
-    collrt_wr16(s + 8 + 2 * pick(rng, COLLRT_STMT_EXPRS), random_expr_ref(b, l, rng));
+  default:                                                                   /* an expression */
+    s->expr[pick(rng, COLLRT_STMT_EXPRS)] = random_expr_ref(b, l, rng);
   }
+  return write_stmts(b, len, cap, l, &table_a);
 }
 
 static void mutate_instruction(uint8_t *b, const layout_t *l, uint64_t *rng) {
@@ -139,20 +186,23 @@ static size_t insert_instruction(uint8_t *b, size_t len, size_t cap, const layou
   for (int i = 1; i < k; ++i)
     ins[i] = (uint8_t)(i <= 4 ? v >> (8 * (i - 1)) : 0);
   size_t pool = l->end - l->exprs;
-  if (len + (size_t)k > cap || pool + (size_t)k > 0xFFFE)
+  if (len + (size_t)k > cap || pool + (size_t)k > 0xFFFE || !read_stmts(b, l, &table_a))
     return len;
   size_t rel = n ? at[pick(rng, (uint32_t)n)] : 0, pos = l->exprs + rel;
   memmove(b + pos + k, b + pos, len - pos);
   memcpy(b + pos, ins, (size_t)k);
-  for (unsigned i = 0; i < l->nstmts; ++i)
+  for (unsigned i = 0; i < table_a.n; ++i)
     for (int e = 0; e < COLLRT_STMT_EXPRS; ++e) {
-      uint8_t *r = b + l->stmts + (size_t)COLLRT_PLAN_STMT_BYTES * i + 8 + 2 * e;
-      uint16_t ref = collrt_rd16(r);
+      uint16_t *ref = &table_a.s[i].expr[e];
       /* an expression starting exactly here keeps its start: it gains the
-       * instruction only if something precedes it in the same expression */
-      if (ref != COLLRT_EXPR_NONE && ref > rel)
-        collrt_wr16(r, (uint16_t)(ref + k));
+       * instruction only if something precedes it in the same expression
+       * (a reference keeps its size, so the statements keep theirs) */
+      if (*ref != COLLRT_EXPR_NONE && *ref > rel && (unsigned)*ref + (unsigned)k < COLLRT_EXPR_NONE)
+        *ref = (uint16_t)(*ref + k);
     }
+  uint8_t *p = b + l->stmts;
+  for (unsigned i = 0; i < table_a.n; ++i)
+    p += collrt_stmt_encode(&table_a.s[i], p);
   uint16_t sref = collrt_rd16(b + COLLRT_H_SCRATCH);
   if (sref != COLLRT_EXPR_NONE && sref > rel)
     collrt_wr16(b + COLLRT_H_SCRATCH, (uint16_t)(sref + k));
@@ -185,7 +235,7 @@ static size_t mutate_once(uint8_t *b, size_t len, size_t cap, const uint8_t *oth
   int structured = get_layout(b, len, &l);
   uint32_t r = pick(rng, 16);
   if (structured && r < 4)
-    mutate_stmt(b, &l, rng);
+    len = mutate_stmt(b, len, cap, &l, rng);
   else if (structured && r < 7)
     mutate_instruction(b, &l, rng);
   else if (structured && r < 8)
@@ -201,10 +251,11 @@ static size_t mutate_once(uint8_t *b, size_t len, size_t cap, const uint8_t *oth
   } else if (r < 14 && structured && l.nstmts && other && other_len >= COLLRT_PLAN_HEADER_BYTES) {
     /* splice a statement of another plan over one of this plan */
     layout_t o;
-    if (get_layout(other, other_len, &o) && o.nstmts)
-      memcpy(b + l.stmts + (size_t)COLLRT_PLAN_STMT_BYTES * pick(rng, l.nstmts),
-             other + o.stmts + (size_t)COLLRT_PLAN_STMT_BYTES * pick(rng, o.nstmts),
-             COLLRT_PLAN_STMT_BYTES);
+    if (get_layout(other, other_len, &o) && o.nstmts && read_stmts(other, &o, &table_b) &&
+        read_stmts(b, &l, &table_a)) {
+      table_a.s[pick(rng, l.nstmts)] = table_b.s[pick(rng, o.nstmts)];
+      len = write_stmts(b, len, cap, &l, &table_a);
+    }
   } else if (r < 15 && len > COLLRT_PLAN_HEADER_BYTES) {
     len -= 1 + pick(rng, (uint32_t)(len - COLLRT_PLAN_HEADER_BYTES)); /* truncate */
   } else if (len >= 4) {

@@ -644,9 +644,9 @@ static int cmp_entry(const void *pa, const void *pb) {
   const collrt_table_entry_t *a = pa, *b = pb;
   if (a->table != b->table)
     return a->table < b->table ? -1 : 1;
-  if (a->from != b->from)
-    return a->from < b->from ? -1 : 1;
-  return a->index < b->index ? -1 : a->index > b->index;
+  if (a->index != b->index) /* then by sender: TABLE_ANY finds an index's senders together */
+    return a->index < b->index ? -1 : 1;
+  return a->from < b->from ? -1 : a->from > b->from;
 }
 
 collrt_status_t collrt_tables_sort(collrt_table_entry_t *e, size_t n, int rank,

@@ -54,27 +54,52 @@ static collrt_status_t array_index(const collrt_expand_input_t *in, int64_t i,
 }
 
 /* TABLE(t, from, index): binary search of the sorted entries. */
-static collrt_status_t table_lookup(const collrt_expand_input_t *in, unsigned t, int64_t from,
-                                    int64_t index, int64_t *out, char *why, size_t why_len) {
-  if (from < 0 || from >= in->size)
-    FAIL("TABLE %u: rank %lld is outside [0, %d)", t, (long long)from, in->size);
+/* The first entry at or after (t, index, from) in the order
+ * collrt_tables_sort leaves them in: by table, index, then sender. */
+static size_t table_first(const collrt_expand_input_t *in, unsigned t, int64_t index,
+                          int64_t from) {
   const collrt_table_entry_t *e = in->tables ? in->tables->entries : NULL;
   size_t lo = 0, hi = in->tables ? in->tables->count : 0;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     const collrt_table_entry_t *m = &e[mid];
-    int less = m->table != t ? m->table < t : m->from != from ? m->from < from : m->index < index;
-    if (m->table == t && m->from == from && m->index == index) {
-      *out = m->value;
-      return COLLRT_OK;
-    }
+    int less = m->table != t ? m->table < t : m->index != index ? m->index < index : m->from < from;
     if (less)
       lo = mid + 1;
     else
       hi = mid;
   }
+  return lo;
+}
+
+static collrt_status_t table_lookup(const collrt_expand_input_t *in, unsigned t, int64_t from,
+                                    int64_t index, int64_t *out, char *why, size_t why_len) {
+  if (from < 0 || from >= in->size)
+    FAIL("TABLE %u: rank %lld is outside [0, %d)", t, (long long)from, in->size);
+  size_t at = table_first(in, t, index, from);
+  const collrt_table_entry_t *e = in->tables ? in->tables->entries : NULL;
+  if (in->tables && at < in->tables->count && e[at].table == t && e[at].index == index &&
+      e[at].from == from) {
+    *out = e[at].value;
+    return COLLRT_OK;
+  }
   FAIL("TABLE %u: rank %lld PUT no entry %lld to rank %d in the bind-time exchange", t,
        (long long)from, (long long)index, in->rank);
+}
+
+static collrt_status_t table_any(const collrt_expand_input_t *in, unsigned t, int64_t index,
+                                 int64_t *out, char *why, size_t why_len) {
+  size_t at = table_first(in, t, index, INT32_MIN);
+  size_t n = in->tables ? in->tables->count : 0;
+  const collrt_table_entry_t *e = in->tables ? in->tables->entries : NULL;
+  if (at >= n || e[at].table != t || e[at].index != index)
+    FAIL("TABLE_ANY %u: no rank PUT entry %lld to rank %d in the bind-time exchange", t,
+         (long long)index, in->rank);
+  if (at + 1 < n && e[at + 1].table == t && e[at + 1].index == index)
+    FAIL("TABLE_ANY %u: ranks %d and %d both PUT entry %lld to rank %d; it needs one", t,
+         e[at].from, e[at + 1].from, (long long)index, in->rank);
+  *out = e[at].value;
+  return COLLRT_OK;
 }
 
 /* Evaluates the code at `pc` up to END (end = 0) or up to `end` (a SUM's
@@ -115,6 +140,25 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
       b = st[--sp];
       a = st[--sp];
       if ((s = table_lookup(in, t, a, b, &v, why, why_len)))
+        return s;
+      break;
+    }
+    case COLLRT_X_TABLE_SUM: {
+      unsigned t = x[pc++];
+      b = st[--sp];
+      a = st[--sp];
+      size_t n = in->tables ? in->tables->count : 0;
+      const collrt_table_entry_t *e = in->tables ? in->tables->entries : NULL;
+      for (size_t k = table_first(in, t, a, INT32_MIN); k < n && e[k].table == t && e[k].index < b;
+           ++k)
+        if (__builtin_add_overflow(v, e[k].value, &v))
+          FAIL("TABLE_SUM %u over [%lld, %lld) overflows int64", t, (long long)a, (long long)b);
+      break;
+    }
+    case COLLRT_X_TABLE_ANY: {
+      unsigned t = x[pc++];
+      a = st[--sp];
+      if ((s = table_any(in, t, a, &v, why, why_len)))
         return s;
       break;
     }

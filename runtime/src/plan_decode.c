@@ -91,6 +91,8 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
     case COLLRT_X_RDISPL: case COLLRT_X_NOT: case COLLRT_X_ISQRT:
       pops = 1; break;
     case COLLRT_X_TABLE: imm = 1; pops = 2; break;
+    case COLLRT_X_TABLE_ANY: imm = 1; pops = 1; break;
+    case COLLRT_X_TABLE_SUM: imm = 1; pops = 2; break;
     case COLLRT_X_SUM: case COLLRT_X_SUM_MAX: imm = 3; pops = 2; break;
     case COLLRT_X_ADD: case COLLRT_X_SUB: case COLLRT_X_MUL: case COLLRT_X_DIV:
     case COLLRT_X_MOD: case COLLRT_X_MIN: case COLLRT_X_MAX:
@@ -130,7 +132,7 @@ static collrt_status_t check_code(const expr_check_t *c, unsigned *pcp, unsigned
         return COLLRT_ERR_PLAN_INVALID;
       }
     }
-    if (op == COLLRT_X_TABLE) {
+    if (op == COLLRT_X_TABLE || op == COLLRT_X_TABLE_ANY || op == COLLRT_X_TABLE_SUM) {
       *c->uses_table = 1;
       if (x[pc] >= d->ntables) {
         collrt_diag_set(diag, "plan field '%s': TABLE %u at offset %u but the plan declares %u tables",
@@ -615,11 +617,16 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   d->ntables = b[COLLRT_H_NTABLES];
   d->block_bytes_min = collrt_rd64(b + COLLRT_H_BLOCK_MIN);
   d->block_bytes_max = collrt_rd64(b + COLLRT_H_BLOCK_MAX);
-  uint64_t expect = COLLRT_PLAN_HEADER_BYTES + (uint64_t)COLLRT_PLAN_FIFO_BYTES * d->nfifos +
-                    (uint64_t)COLLRT_PLAN_STMT_BYTES * d->nstmts + d->expr_bytes;
-  if (expect != len) {
-    collrt_diag_set(diag, "plan is %zu bytes but its header declares %u FIFOs, %u statements and %u expression bytes (%llu bytes)",
-                    len, d->nfifos, d->nstmts, d->expr_bytes, (unsigned long long)expect);
+  /* statements are 3 to COLLRT_PLAN_STMT_MAX_BYTES bytes each: what the
+   * header, FIFOs and pool leave must be that much */
+  uint64_t fixed = COLLRT_PLAN_HEADER_BYTES + (uint64_t)COLLRT_PLAN_FIFO_BYTES * d->nfifos +
+                   d->expr_bytes;
+  if (fixed + 3ull * d->nstmts > len ||
+      fixed + (uint64_t)COLLRT_PLAN_STMT_MAX_BYTES * d->nstmts < len) {
+    collrt_diag_set(diag, "plan is %zu bytes but its header declares %u FIFOs, %u statements and %u expression bytes (%llu to %llu bytes)",
+                    len, d->nfifos, d->nstmts, d->expr_bytes,
+                    (unsigned long long)(fixed + 3ull * d->nstmts),
+                    (unsigned long long)(fixed + (uint64_t)COLLRT_PLAN_STMT_MAX_BYTES * d->nstmts));
     st = COLLRT_ERR_PLAN_FORMAT;
     goto fail;
   }
@@ -635,17 +642,22 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
     plan->fifos[f].send_depth = collrt_rd16(p);
     plan->fifos[f].recv_depth = collrt_rd16(p + 2);
   }
-  for (unsigned i = 0; i < d->nstmts; ++i, p += COLLRT_PLAN_STMT_BYTES) {
-    collrt_stmt_t *s = &plan->stmts[i];
-    s->kind = p[0];
-    s->buf0 = p[1];
-    s->buf1 = p[2];
-    s->slot = p[3];
-    s->wait_event = p[4];
-    s->signal_event = p[5];
-    s->body = collrt_rd16(p + 6);
-    for (int e = 0; e < COLLRT_STMT_EXPRS; ++e)
-      s->expr[e] = collrt_rd16(p + 8 + 2 * e);
+  const uint8_t *pool = b + len - d->expr_bytes;
+  for (unsigned i = 0; i < d->nstmts; ++i) {
+    size_t n = collrt_stmt_decode(p, pool, &plan->stmts[i]);
+    if (!n) {
+      collrt_diag_set(diag, "plan statement %u at byte %zu is not a statement (truncated, a reserved presence bit, or a field marked present that is 0)",
+                      i, (size_t)(p - b));
+      st = COLLRT_ERR_PLAN_FORMAT;
+      goto fail;
+    }
+    p += n;
+  }
+  if (p != pool) {
+    collrt_diag_set(diag, "plan's %u statements end at byte %zu but its expression pool begins at byte %zu",
+                    d->nstmts, (size_t)(p - b), (size_t)(pool - b));
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto fail;
   }
   memcpy(plan->exprs, p, d->expr_bytes);
   d->fifos = plan->fifos;

@@ -7,6 +7,71 @@
 #include "diag.h"
 #include "plan_internal.h"
 
+/* The fields a statement may omit, in their order after the masks. */
+static uint8_t *stmt_fields(collrt_stmt_t *s, unsigned k) {
+  uint8_t *fields[] = {&s->buf0, &s->buf1, &s->slot, &s->wait_event, &s->signal_event};
+  return fields[k];
+}
+
+size_t collrt_stmt_encode(const collrt_stmt_t *s, uint8_t *out) {
+  collrt_stmt_t c = *s;
+  uint8_t *p = out + 3, fields = 0, exprs = 0;
+  for (unsigned k = 0; k < 5; ++k)
+    if (*stmt_fields(&c, k)) {
+      fields |= (uint8_t)(1u << k);
+      *p++ = *stmt_fields(&c, k);
+    }
+  if (c.body) {
+    fields |= COLLRT_STMT_HAS_BODY;
+    collrt_wr16(p, c.body);
+    p += 2;
+  }
+  for (int e = 0; e < COLLRT_STMT_EXPRS; ++e)
+    if (c.expr[e] != COLLRT_EXPR_NONE) {
+      exprs |= (uint8_t)(1u << e);
+      collrt_wr16(p, c.expr[e]);
+      p += 2;
+    }
+  out[0] = c.kind;
+  out[1] = fields;
+  out[2] = exprs;
+  return (size_t)(p - out);
+}
+
+size_t collrt_stmt_decode(const uint8_t *p, const uint8_t *end, collrt_stmt_t *s) {
+  const uint8_t *at = p;
+  if (end - p < 3)
+    return 0;
+  memset(s, 0, sizeof *s);
+  s->kind = p[0];
+  uint8_t fields = p[1], exprs = p[2];
+  p += 3;
+  if (fields & ~(COLLRT_STMT_HAS_BODY | 0x1Fu))
+    return 0;
+  for (unsigned k = 0; k < 5; ++k)
+    if (fields >> k & 1u) {
+      if (p >= end || *p == 0)
+        return 0;
+      *stmt_fields(s, k) = *p++;
+    }
+  if (fields & COLLRT_STMT_HAS_BODY) {
+    if (end - p < 2 || collrt_rd16(p) == 0)
+      return 0;
+    s->body = collrt_rd16(p);
+    p += 2;
+  }
+  for (int e = 0; e < COLLRT_STMT_EXPRS; ++e) {
+    s->expr[e] = COLLRT_EXPR_NONE;
+    if (exprs >> e & 1u) {
+      if (end - p < 2 || collrt_rd16(p) == COLLRT_EXPR_NONE)
+        return 0;
+      s->expr[e] = collrt_rd16(p);
+      p += 2;
+    }
+  }
+  return (size_t)(p - at);
+}
+
 collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *d,
                                    collrt_plan_t **out_plan,
                                    collrt_diag_t *diag) {
@@ -16,8 +81,12 @@ collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *d,
     return COLLRT_ERR_ARG;
   }
   *out_plan = NULL;
+  size_t stmt_bytes = 0;
+  uint8_t scratch[COLLRT_PLAN_STMT_MAX_BYTES];
+  for (unsigned i = 0; i < d->nstmts; ++i)
+    stmt_bytes += collrt_stmt_encode(&d->stmts[i], scratch);
   size_t len = COLLRT_PLAN_HEADER_BYTES + (size_t)COLLRT_PLAN_FIFO_BYTES * d->nfifos +
-               (size_t)COLLRT_PLAN_STMT_BYTES * d->nstmts + d->expr_bytes;
+               stmt_bytes + d->expr_bytes;
   uint8_t *b = calloc(1, len);
   if (!b) {
     collrt_diag_set(diag, "cannot allocate %zu bytes for the plan", len);
@@ -53,18 +122,8 @@ collrt_status_t collrt_plan_encode(const collrt_plan_desc_t *d,
     collrt_wr16(p, d->fifos[f].send_depth);
     collrt_wr16(p + 2, d->fifos[f].recv_depth);
   }
-  for (unsigned i = 0; i < d->nstmts; ++i, p += COLLRT_PLAN_STMT_BYTES) {
-    const collrt_stmt_t *s = &d->stmts[i];
-    p[0] = s->kind;
-    p[1] = s->buf0;
-    p[2] = s->buf1;
-    p[3] = s->slot;
-    p[4] = s->wait_event;
-    p[5] = s->signal_event;
-    collrt_wr16(p + 6, s->body);
-    for (int e = 0; e < COLLRT_STMT_EXPRS; ++e)
-      collrt_wr16(p + 8 + 2 * e, s->expr[e]);
-  }
+  for (unsigned i = 0; i < d->nstmts; ++i)
+    p += collrt_stmt_encode(&d->stmts[i], p);
   if (d->expr_bytes)
     memcpy(p, d->exprs, d->expr_bytes);
   collrt_wr32(b + COLLRT_H_CHECKSUM,

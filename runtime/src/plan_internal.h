@@ -49,6 +49,15 @@ static inline void collrt_wr64(uint8_t *p, uint64_t v) {
   collrt_wr32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* One statement's encoding (plan_format.h, "stmt"): collrt_stmt_encode
+ * writes at most COLLRT_PLAN_STMT_MAX_BYTES and returns how many;
+ * collrt_stmt_decode reads one from [p, end) and returns the bytes it took,
+ * or 0 if they are not one statement (truncated, a reserved presence bit,
+ * or a field marked present that is 0: every statement has one encoding).
+ * The encoder, the decoder and the fuzzer share these. */
+size_t collrt_stmt_encode(const collrt_stmt_t *s, uint8_t *out);
+size_t collrt_stmt_decode(const uint8_t *p, const uint8_t *end, collrt_stmt_t *s);
+
 /* Byte offsets of header fields (see the grammar in plan_format.h). */
 enum {
   COLLRT_H_VERSION = 8,

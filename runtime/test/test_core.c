@@ -57,7 +57,13 @@ static void test_round_trip(void) {
     return;
   size_t len;
   const uint8_t *bytes = collrt_plan_bytes(p, &len);
-  CHECK(len == COLLRT_PLAN_HEADER_BYTES + 4 + 24u * b.desc.nstmts + b.desc.expr_bytes, "length %zu", len);
+  size_t stmt_bytes = 0;
+  uint8_t enc[COLLRT_PLAN_STMT_MAX_BYTES];
+  for (unsigned i = 0; i < b.desc.nstmts; ++i)
+    stmt_bytes += collrt_stmt_encode(&b.stmts[i], enc);
+  CHECK(len == COLLRT_PLAN_HEADER_BYTES + 4 + stmt_bytes + b.desc.expr_bytes, "length %zu", len);
+  CHECK(stmt_bytes < 12u * b.desc.nstmts, "statements average under 12 bytes (%zu for %u)", stmt_bytes,
+        b.desc.nstmts);
   collrt_plan_t *q = NULL;
   collrt_diag_t d = {{0}};
   EXPECT(collrt_plan_load(bytes, len, &q, &d), COLLRT_OK, &d, NULL);
@@ -88,11 +94,30 @@ static void test_round_trip(void) {
   memcpy(c, bytes, len);
   c[COLLRT_H_VERSION] = 9;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "version is 9");
-  /* a version-1 plan is named and the remedy given */
+  /* an older plan is named and the remedy given */
   memcpy(c, bytes, len);
-  c[COLLRT_H_VERSION] = 1;
+  c[COLLRT_H_VERSION] = 2;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
-         "plan format version is 1 but this runtime reads version 2; recompile the spec");
+         "plan format version is 2 but this runtime reads version 3; recompile the spec");
+  /* statements: a reserved presence bit, a field marked present that is 0,
+   * and statements that do not end where the pool begins */
+  size_t first = COLLRT_PLAN_HEADER_BYTES + 4; /* the ring's first statement: a LET */
+  memcpy(c, bytes, len);
+  c[first + 1] |= 0x40;
+  collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
+         "plan statement 0 at byte 84 is not a statement");
+  memcpy(c, bytes, len);
+  CHECK(c[first] == COLLRT_STMT_LET && c[first + 1] == 0x4 && c[first + 2] == 0x1,
+        "a LET is kind, slot present, expr[0] present");
+  c[first + 3] = 0; /* its variable, marked present, is 0 */
+  collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
+         "plan statement 0 at byte 84 is not a statement");
+  memcpy(c, bytes, len);
+  c[COLLRT_H_NSTMTS] -= 1; /* one statement fewer: the last one's bytes are left over */
+  collrt_wr32(c + COLLRT_H_CHECKSUM, collrt_crc32(c + 20, len - 20));
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "but its expression pool begins at byte");
   /* undefined flag bits, checksum recomputed: a validation error */
   memcpy(c, bytes, len);
   c[COLLRT_H_FLAGS] = 0x80;
@@ -762,6 +787,52 @@ static void build_exchange_direct(tp_builder_t *b) {
   tp_end(b, ph);
 }
 
+/* TABLE, TABLE_ANY and TABLE_SUM on a hand-made result of the exchange. */
+static void test_table_reads(void) {
+  /* sorted as collrt_tables_sort leaves them: table, index, sender */
+  collrt_table_entry_t e[] = {{2, 5, 1, 0}, {2, 7, 3, 0}, {5, 11, 0, 0}, {0, 100, 0, 1}};
+  collrt_diag_t d = {{0}};
+  CHECK(collrt_tables_sort(e, 4, 0, &d) == COLLRT_OK && e[0].index == 2 && e[0].from == 1 &&
+            e[3].table == 1,
+        "entries sort by table, index, sender");
+  collrt_tables_t tables = {e, 4};
+  static const struct { const char *src; int64_t want; } ok[] = {
+      {"3 2 table0", 7},    {"0 3 tablesum0", 12}, {"0 6 tablesum0", 23}, {"3 5 tablesum0", 0},
+      {"5 tableany0", 11},  {"0 1 tablesum1", 100}, {"6 2 tablesum0", 0},
+  };
+  static const struct { const char *src; const char *why; } bad[] = {
+      {"2 tableany0", "TABLE_ANY 0: ranks 1 and 3 both PUT entry 2 to rank 0; it needs one"},
+      {"4 tableany0", "TABLE_ANY 0: no rank PUT entry 4 to rank 0"},
+  };
+  for (size_t k = 0; k < sizeof ok / sizeof ok[0] + sizeof bad / sizeof bad[0]; ++k) {
+    int good = k < sizeof ok / sizeof ok[0];
+    const char *src = good ? ok[k].src : bad[k - sizeof ok / sizeof ok[0]].src;
+    tp_builder_t b;
+    tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+    b.desc.ntables = 2;
+    uint16_t ref = tp_expr(&b, src);
+    unsigned ph = tp_phase(&b, 0);
+    tp_end(&b, ph);
+    collrt_plan_t *p = tp_finish(&b);
+    CHECK(p != NULL, "'%s' encodes", src);
+    if (!p)
+      continue;
+    int64_t zeros[4] = {0}, vars[COLLRT_MAX_VARS] = {0}, out = 0;
+    uint64_t budget = 1000;
+    collrt_expand_input_t in = {4, 0, zeros, zeros, zeros, zeros, 0, 0, &tables};
+    collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars, &budget};
+    char why[200] = "";
+    collrt_status_t st = collrt_expr_eval(&ctx, ref, &out, why, sizeof why);
+    if (good)
+      CHECK(st == COLLRT_OK && out == ok[k].want, "'%s' = %lld (%s), want %lld", src,
+            (long long)out, why, (long long)ok[k].want);
+    else
+      CHECK(st == COLLRT_ERR_BOUNDS && strstr(why, bad[k - sizeof ok / sizeof ok[0]].why),
+            "'%s' fails with '%s' (got '%s')", src, bad[k - sizeof ok / sizeof ok[0]].why, why);
+    collrt_plan_free(p);
+  }
+}
+
 static void test_exchange(void) {
   static tp_builder_t b;
   collrt_diag_t d = {{0}};
@@ -902,6 +973,7 @@ int main(void) {
   test_expressions();
   test_expand();
   test_phase_loop();
+  test_table_reads();
   test_simulate();
   test_wait_policy();
   test_format_v2();

@@ -62,6 +62,12 @@ uint16_t tp_expr(tp_builder_t *b, const char *src) {
         break;
     if (k < sizeof ops / sizeof ops[0]) {
       put(b, ops[k].op);
+    } else if (!strncmp(t, "tableany", 8)) { /* tableanyT: pops index */
+      put(b, COLLRT_X_TABLE_ANY);
+      put(b, (uint8_t)atoi(t + 8));
+    } else if (!strncmp(t, "tablesum", 8)) { /* tablesumT: pops hi, lo */
+      put(b, COLLRT_X_TABLE_SUM);
+      put(b, (uint8_t)atoi(t + 8));
     } else if (!strncmp(t, "table", 5)) { /* tableT: pops from, index */
       put(b, COLLRT_X_TABLE);
       put(b, (uint8_t)atoi(t + 5));

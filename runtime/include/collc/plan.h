@@ -100,7 +100,7 @@ typedef struct collrt_table_entry {
   uint8_t table;
 } collrt_table_entry_t;
 
-/* What TABLE reads: entries sorted by (table, from, index), no duplicates
+/* What TABLE reads: entries sorted by (table, index, from), no duplicates
  * (collrt_tables_sort). */
 typedef struct collrt_tables {
   const collrt_table_entry_t *entries;

@@ -1,4 +1,4 @@
-/* collc plan format, version 2: the one definition shared by the compiler
+/* collc plan format, version 3: the one definition shared by the compiler
  * (which encodes plans) and the runtime (which decodes, validates, expands
  * and executes them).
  *
@@ -44,9 +44,19 @@
  *                                             plans matches calls against it.
  *   fifo       := u16 send_depth              >= 1: sends in flight on this FIFO
  *                 u16 recv_depth              receives in flight; 0 = unbounded
- *   stmt       := u8 kind  u8 buf0  u8 buf1  u8 slot
- *                 u8 wait_event  u8 signal_event  u16 body
- *                 u16 expr[8]                 expr refs (offsets into expr_pool)
+ *   stmt       := u8 kind
+ *                 u8 fields                   bit k (k < 5): buf0, buf1, slot,
+ *                                             wait_event, signal_event is
+ *                                             present; bit 5: body is; others 0
+ *                 u8 exprs                    bit e: expr[e] is present
+ *                 u8 field{popcount(fields & 0x1F)}  the present ones, in order
+ *                 u16 body                    if present
+ *                 u16 expr{popcount(exprs)}   expr refs (offsets into
+ *                                             expr_pool), in slot order
+ *              A field or body that is absent is 0, an expression NONE; a
+ *              present one is not (so a statement has one encoding). A LET
+ *              takes 6 bytes, a transfer 9 to 26 (version 2 spent 24 on
+ *              every statement, most of them NONE).
  *   expr_pool  := u8[expr_bytes], a sequence of expressions
  *   expr       := instr* END                  postfix over an int64 stack
  *   instr      := opcode(u8) immediate*       see collrt_expr_op_t
@@ -104,9 +114,15 @@
  * and the second pass expands the whole program (skipping EXCHANGE bodies),
  * where TABLE(t, from, index) reads the value rank `from` PUT to this rank
  * for entry `index` of table t. Reading an entry no rank PUT is an expansion
- * error, as is a rank PUTting one entry twice to the same peer; TABLE may
- * not occur in the first pass (an EXCHANGE body, or a top-level LET before
- * the last EXCHANGE). A plan without EXCHANGE binds with no extra messages.
+ * error, as is a rank PUTting one entry twice to the same peer. A receiver
+ * that knows what it is told but not by whom reads TABLE_ANY(t, index) (the
+ * one rank that PUT it; none or several is an error), and slots laid out in
+ * index order begin at TABLE_SUM(t, 0, index), the sum of everything PUT
+ * below it (the balanced alltoallv keys an intermediate's stage slots by
+ * its own flow index, so one expression places every slot). The TABLE
+ * family may not occur in the first pass (an EXCHANGE body, or a top-level
+ * LET before the last EXCHANGE). A plan without EXCHANGE binds with no
+ * extra messages.
  *
  * Gathered transfers. A transfer's `slot` says which sides are gathered from
  * its SEG statements: bit 0 the message / COPY source, bit 1 the COPY
@@ -176,10 +192,11 @@ extern "C" {
 #endif
 
 #define COLLRT_PLAN_MAGIC "COLLPLAN"
-#define COLLRT_PLAN_FORMAT_VERSION 2
+#define COLLRT_PLAN_FORMAT_VERSION 3
 #define COLLRT_PLAN_HEADER_BYTES 80
 #define COLLRT_PLAN_FIFO_BYTES 4
-#define COLLRT_PLAN_STMT_BYTES 24
+#define COLLRT_PLAN_STMT_MAX_BYTES 26 /* 3 + 5 fields + body + 8 expressions */
+#define COLLRT_STMT_HAS_BODY 0x20u
 #define COLLRT_PLAN_CHECKSUM_OFFSET 16
 #define COLLRT_PLAN_CHECKED_FROM 20
 
@@ -315,6 +332,18 @@ typedef enum collrt_expr_op {
                                largest of several variable stages, e.g. a
                                stage slot reused round robin. Nests with SUM
                                in the same budget */
+  COLLRT_X_TABLE_ANY = 0x1A, /* imm u8 t; pop index: the value the one rank
+                               that PUT entry (t, index) to this rank PUT,
+                               whoever it was; an error if none or several
+                               did. For a receiver that knows what it is
+                               told but not by whom (an intermediate's
+                               stage slots, keyed by its own flow index) */
+  COLLRT_X_TABLE_SUM = 0x1B, /* imm u8 t; pop hi, then lo: the sum of the
+                               values PUT to this rank in table t at every
+                               index in [lo, hi), by any rank (0 if none): a
+                               prefix sum over what the exchange delivered,
+                               e.g. where a stage slot begins when slots are
+                               laid out in index order */
   COLLRT_X_ADD = 0x20,      /* pop b, a: a + b */
   COLLRT_X_SUB = 0x21,
   COLLRT_X_MUL = 0x22,
