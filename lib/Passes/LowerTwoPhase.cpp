@@ -50,12 +50,16 @@
 // alltoallv. An intermediate does not know the lengths of the blocks it
 // stages and forwards. The bind-time exchange (plan format v2) tells it once
 // per bind: every source PUTs, to the intermediate at each line offset, the
-// length of each block of its plane (table 0, index the plane index: P − Q
-// records a rank), and its tie's forwarder the detoured half's total (table
-// 1). An arrival's blocks are laid out in plane order by prefix sums over
-// those lengths, and a stage slot is as large as the largest arrival (a
-// `sched.sum max`), so the credits bound memory as for alltoall; evaluated
-// once per bind, never per start.
+// length of each block of its plane (table 0, key x·Q + plane index for a
+// source at line coordinate x: P − Q records a rank), and its tie's
+// forwarder the detoured half's total (table 1). An arrival's blocks are
+// laid out in plane order, each at the sum of the lengths before it in the
+// same source's keys (`sched.table_sum`: two binary searches over the
+// exchange's running sums, not a sum over the blocks before it: binding
+// 40x32x16 took 566 ms a rank with that sum, O(n_L·Q²), and takes 58 ms),
+// and a stage slot is as large as the largest arrival (a `sched.sum max`),
+// so the credits bound memory as for alltoall; evaluated once per bind,
+// never per start.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -204,7 +208,8 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
       Value via = onLine(to);
       sched::ForOp blocks = b.forLoop(zero, planeSize);
       Value q = blocks.getInductionVar();
-      b.put(0, q, b.count(CountArray::sendcount, rankAt(to, q)), via);
+      b.put(0, b.add(b.mul(c[line], planeSize), q), b.count(CountArray::sendcount, rankAt(to, q)),
+            via);
     }
     if (balanceTies) {
       b.ifThen(ties);
@@ -219,8 +224,12 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   Value m = isV ? Value() : b.count(CountArray::recvcount, r);
   /// Length of the block for plane index q in arrival i (alltoallv: what
   /// its source PUT).
+  /// Table 0's key of the block for plane index q from the source at line
+  /// coordinate x: a source's blocks lie together, in plane order.
+  auto keyOf = [&](Value x, Value q) { return b.add(b.mul(x, planeSize), q); };
+  auto sourceLine = [&](Value i) { return b.mod(b.sub(c[line], offsetOf(i)), nl); };
   auto lengthOf = [&](Value i, Value q) {
-    return isV ? b.table(0, sourceOf(i), q) : m;
+    return isV ? b.table(0, sourceOf(i), keyOf(sourceLine(i), q)) : m;
   };
   /// Bytes of arrival i's staged blocks before plane index q: a place per
   /// plane index (own's unused: one sum, not two around it), alltoallv's
@@ -228,7 +237,8 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   auto before = [&](Value i, Value q) {
     if (!isV)
       return b.mul(q, m);
-    return b.sum(zero, q, [&](Value q2) { return lengthOf(i, q2); });
+    Value x = sourceLine(i);
+    return b.tableSum(0, keyOf(x, zero), keyOf(x, q));
   };
   // A stage slot holds one arrival: alltoallv's as large as the largest.
   Value stageBytes = isV ? b.maxOf(one, nl, [&](Value i) { return before(i, planeSize); })

@@ -790,11 +790,16 @@ static void build_exchange_direct(tp_builder_t *b) {
 /* TABLE, TABLE_ANY and TABLE_SUM on a hand-made result of the exchange. */
 static void test_table_reads(void) {
   /* sorted as collrt_tables_sort leaves them: table, index, sender */
-  collrt_table_entry_t e[] = {{2, 5, 1, 0}, {2, 7, 3, 0}, {5, 11, 0, 0}, {0, 100, 0, 1}};
+  collrt_table_entry_t e[] = {{2, 5, 1, 0, 0}, {2, 7, 3, 0, 0}, {5, 11, 0, 0, 0}, {0, 100, 0, 1, 0}};
   collrt_diag_t d = {{0}};
   CHECK(collrt_tables_sort(e, 4, 0, &d) == COLLRT_OK && e[0].index == 2 && e[0].from == 1 &&
             e[3].table == 1,
         "entries sort by table, index, sender");
+  CHECK(e[0].before == 0 && e[1].before == 5 && e[2].before == 12 && e[3].before == 23,
+        "each entry knows the sum of those before it (TABLE_SUM's running sums)");
+  collrt_table_entry_t big[] = {{0, INT64_MAX, 0, 0, 0}, {1, 1, 0, 0, 0}};
+  EXPECT(collrt_tables_sort(big, 2, 3, &d), COLLRT_ERR_COUNTS, &d,
+         "the values PUT to rank 3 overflow int64 when summed");
   collrt_tables_t tables = {e, 4};
   static const struct { const char *src; int64_t want; } ok[] = {
       {"3 2 table0", 7},    {"0 3 tablesum0", 12}, {"0 6 tablesum0", 23}, {"3 5 tablesum0", 0},

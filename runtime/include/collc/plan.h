@@ -98,6 +98,9 @@ typedef struct collrt_table_entry {
   int64_t index, value;
   int32_t from;
   uint8_t table;
+  int64_t before; /* sum of the values of the entries before it in the
+                     sorted order (collrt_tables_sort fills it): TABLE_SUM
+                     is two binary searches and a difference */
 } collrt_table_entry_t;
 
 /* What TABLE reads: entries sorted by (table, index, from), no duplicates
