@@ -45,13 +45,19 @@
 // alltoallv. An intermediate does not know the sizes of the halves it
 // forwards. The bind-time exchange (plan format v2) tells it once per bind:
 // every source PUTs the second half's length of each of its tie blocks to
-// each intermediate of that block's chain (table j − 1, index the
-// destination: one record per tie block and leg, 192 per rank on 8x8x8).
-// Stage slots are then laid out per (tie set, leg) region, candidate
-// source u = 0 first, by prefix sums over the region's flows; a sum's bound,
-// not a select, skips the flows a rank does not serve (SELECT evaluates both
-// arms, and a TABLE entry nobody PUT is an error). That is O(flows) terms per
-// slot, evaluated once per bind, never per start.
+// each intermediate of that block's chain (one record per tie block and
+// leg, 192 per rank on 8x8x8), under the key the intermediate gives that
+// flow: ((set·4 + j)·2 + u)·P + q (SlotLayout::key). The intermediate reads
+// a slot's length with TABLE_ANY (it knows the flow, not which rank sends
+// it) and places the slot after every slot of a lower key with one
+// TABLE_SUM: the layout the alltoall has (by set, then stage, candidate
+// u = 0 first, then q), with the flows it does not serve taking no bytes
+// because nobody PUT them.
+//
+// The plan is one body: a phase loop over the legs (leg j on FIFO j) and,
+// inside, a loop over the tie sets, which reads a set's dimensions from its
+// bits at run time (TieSet). 2659 B on any 3-D torus (17.0 KB, alltoallv
+// 40.8 KB, with a copy per set and leg).
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"

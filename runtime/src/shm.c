@@ -433,6 +433,13 @@ static void use_mpi(collrt_node_t *n, const char *why) {
   n->desc = NULL;
 }
 
+/* This rank's index on its node. */
+static int node_rank(const collrt_node_t *n) {
+  int r = -1;
+  MPI_Comm_rank(n->comm, &r);
+  return r;
+}
+
 collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   n->mode = COLLRT_SHM_OFF;
@@ -480,14 +487,17 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   keyed_t *keys = malloc((count + 1) * sizeof *keys);
   uint64_t *rseg = malloc((count + 1) * sizeof *rseg); /* per receive: publish() */
   n->desc = calloc(count + 1, sizeof *n->desc);
-  if (!keys || !rseg || !n->desc) {
-    free(keys);
-    free(rseg);
+  /* A rank that cannot allocate still takes part in the node's next
+   * collective, which tells every rank of the node (returning here would
+   * leave them waiting in it while this rank waits in bind's agreement).
+   * COLLRT_SHM_FAULT=map:R (test-only) makes node rank R fail here. */
+  const char *fault = getenv("COLLRT_SHM_FAULT");
+  int failed = !keys || !rseg || !n->desc ||
+               (fault && !strncmp(fault, "map:", 4) && atoi(fault + 4) == node_rank(n));
+  if (failed)
     collrt_diag_set(diag, "cannot allocate the shared-memory map of %zu steps", count);
-    return COLLRT_ERR_NOMEM;
-  }
   uint64_t eager_bytes = 0;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count && !failed; ++i) {
     const collrt_step_t *s = &c->steps.steps[i];
     if (goes_shm(c, s) && s->kind == COLLRT_STEP_SEND) {
       keys[nsend++] = (keyed_t){s->peer, s->fifo, s->tag, (uint32_t)i};
@@ -495,22 +505,33 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
       eager_bytes += is_eager(n, s->len) ? slot_bytes(s->len) : 0;
     }
   }
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count && !failed; ++i) {
     const collrt_step_t *s = &c->steps.steps[i];
     if (goes_shm(c, s) && s->kind == COLLRT_STEP_RECV) {
       keys[nsend + nrecv++] = (keyed_t){s->peer, s->fifo, s->tag, (uint32_t)i};
       nseg += s->nsrc ? s->nsrc : 1; /* a RECV's one side is its destination */
     }
   }
-  qsort(keys, nsend, sizeof *keys, by_key);
-  qsort(keys + nsend, nrecv, sizeof *keys, by_key);
+  if (!failed) {
+    qsort(keys, nsend, sizeof *keys, by_key);
+    qsort(keys + nsend, nrecv, sizeof *keys, by_key);
+  }
   /* no window at all when no rank of the node has a message for it (short
    * blocks across processes): bind then costs one more allreduce, no more */
-  long long any = (long long)(nsend + nrecv), node_any = 0;
-  if ((rc = MPI_Allreduce(&any, &node_any, 1, MPI_LONG_LONG, MPI_MAX, n->comm))) {
+  long long mine[2] = {(long long)(nsend + nrecv), failed ? c->rank + 1ll : 0}, node[2] = {0, 0};
+  if ((rc = MPI_Allreduce(mine, node, 2, MPI_LONG_LONG, MPI_MAX, n->comm))) {
     free(keys);
     free(rseg);
     return collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory transfers of the node)");
+  }
+  long long node_any = node[0];
+  if (node[1]) {
+    free(keys);
+    free(rseg);
+    if (!failed)
+      collrt_diag_set(diag, "rank %lld, on this rank's node, could not allocate its shared-memory map",
+                      node[1] - 1);
+    return COLLRT_ERR_NOMEM;
   }
   if (!node_any) {
     free(keys);
