@@ -95,7 +95,8 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
 /// its extent, this rank's coordinate and stride along it, where Out and
 /// transit arrays sit) is computed at run time from `part` and `stage`, so
 /// the plan holds one stage body whatever the number of dimensions
-/// (21.8 KB unrolled on a 3-D torus; see emit()).
+/// (2897 B on any 3-D torus in plan format 3; 21.8 KB when every part and
+/// stage was written out).
 ///
 /// Dimensions are addressed by position in the part's order: position i is
 /// dimension E_i = orders[part][i]; a stage k crosses E_k.
