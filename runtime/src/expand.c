@@ -506,13 +506,13 @@ static collrt_status_t phase_fifo(expander_t *x, unsigned si) {
   if (s->expr[COLLRT_E_FIFO_OFFSET] != COLLRT_EXPR_NONE &&
       (st = eval(x, si, COLLRT_E_FIFO_OFFSET, &offset)))
     return st;
-  int64_t fifo = (int64_t)s->slot + offset;
-  if (offset < 0 || fifo >= x->plan->desc.nfifos) {
+  /* slot < nfifos (validated), so this cannot overflow */
+  if (offset < 0 || offset >= (int64_t)x->plan->desc.nfifos - s->slot) {
     collrt_diag_set(x->diag, "stmt[%u] PHASE on rank %d: FIFO %u + %lld is outside the plan's %u FIFOs",
                     si, x->in->rank, s->slot, (long long)offset, x->plan->desc.nfifos);
     return COLLRT_ERR_BOUNDS;
   }
-  x->fifo = (int)fifo;
+  x->fifo = s->slot + (int)offset;
   return COLLRT_OK;
 }
 

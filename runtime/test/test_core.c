@@ -356,6 +356,11 @@ static void test_phase_loop(void) {
   EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
          "PHASE on rank 1: FIFO 0 + 2 is outside the plan's 2 FIFOs");
   collrt_plan_free(p);
+  build_phase_loop(&b, "9223372036854775807"); /* no overflow past the check */
+  p = tp_finish(&b);
+  EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d,
+         "FIFO 0 + 9223372036854775807 is outside the plan's 2 FIFOs");
+  collrt_plan_free(p);
   /* a phase loop holds phases, loops and LETs, and no transfer */
   tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
   unsigned f = tp_for(&b, 0, "0", "1");
