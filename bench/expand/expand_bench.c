@@ -98,7 +98,7 @@ static int exchange_for(const collrt_plan_t *plan, const collrt_expand_input_t *
         if (!(*entries = realloc(*entries, cap * sizeof **entries)))
           return -1;
       }
-      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table, 0};
+      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table, 0, 0};
       (*entries)[n++] = e;
     }
     free(puts);

@@ -25,9 +25,14 @@ namespace {
 
 class Emitter {
 public:
-  explicit Emitter(PlanOp plan) : plan(plan) {}
+  /// compact: a value used several times is inlined where that saves bytes
+  /// (else every such value is a LET, as before plan format 3).
+  Emitter(PlanOp plan, bool compact) : plan(plan), compact(compact) {}
 
   FailureOr<PlanPtr> run();
+  /// A compact emission failed only because some expression, with its
+  /// inlined values, needs more than COLLRT_MAX_EXPR_STACK entries.
+  bool tooDeep() const { return deep; }
 
 private:
   LogicalResult emitBlock(Block &block);
@@ -59,6 +64,8 @@ private:
   }
 
   PlanOp plan;
+  bool compact;
+  bool deep = false;
   std::vector<collrt_stmt_t> stmts;
   std::string pool;
   llvm::StringMap<uint16_t> internedExprs;
@@ -86,13 +93,16 @@ static void appendImm(std::string &code, const void *bytes, size_t n) {
   code.append(static_cast<const char *>(bytes), n);
 }
 
-/// Stack entries the postfix code of `value` needs (as encode() writes it).
+/// Stack entries the postfix code of `value` needs (as encode() writes it,
+/// and as the runtime's validator counts them: a SUM's summand on top of
+/// what is below the sum's bounds).
 unsigned Emitter::stackDepth(Value value) {
-  if (variables.count(value))
+  if (variables.count(value) || !value.getDefiningOp())
     return 1;
   Operation *def = value.getDefiningOp();
-  if (!def || isa<SumOp>(def))
-    return COLLRT_MAX_EXPR_STACK; // never inlined at several uses
+  if (auto sum = dyn_cast<SumOp>(def))
+    return std::max({stackDepth(sum.getLower()), 1 + stackDepth(sum.getUpper()),
+                     stackDepth(sum.getYielded())});
   unsigned depth = 1;
   for (auto [i, operand] : llvm::enumerate(def->getOperands()))
     depth = std::max(depth, static_cast<unsigned>(i) + stackDepth(operand));
@@ -104,9 +114,9 @@ bool Emitter::wantsVariable(Operation *op) {
     return false;
   if (isa<CountStatOp>(op))
     return true;
-  if (op->hasOneUse())
+  if (op->hasOneUse() || op->use_empty())
     return false;
-  if (isa<SumOp, TableOp, TableAnyOp, TableSumOp>(op))
+  if (!compact || isa<SumOp, TableOp, TableAnyOp, TableSumOp>(op))
     return true; // costly to evaluate more than once
   // A LET costs a statement (and a variable); inlining costs the code once
   // per use. Bind only when that saves plan bytes, and keep inlined code
@@ -245,6 +255,10 @@ LogicalResult Emitter::encode(Value value, std::string &code) {
 }
 
 FailureOr<uint16_t> Emitter::intern(Value value, Operation *user) {
+  if (compact && stackDepth(value) > COLLRT_MAX_EXPR_STACK) {
+    deep = true; // emitPlan tries again with every shared value a LET
+    return failure();
+  }
   std::string code;
   if (failed(encode(value, code)))
     return failure();
@@ -557,4 +571,10 @@ FailureOr<PlanPtr> Emitter::run() {
   return PlanPtr(encoded);
 }
 
-FailureOr<PlanPtr> collc::emitPlan(PlanOp plan) { return Emitter(plan).run(); }
+FailureOr<PlanPtr> collc::emitPlan(PlanOp plan) {
+  Emitter compact(plan, /*compact=*/true);
+  FailureOr<PlanPtr> bytes = compact.run();
+  if (succeeded(bytes) || !compact.tooDeep())
+    return bytes;
+  return Emitter(plan, /*compact=*/false).run();
+}

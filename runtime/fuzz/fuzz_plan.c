@@ -205,7 +205,7 @@ static int exchange_for(const collrt_plan_t *plan, int P, const int64_t *c, int 
         if (!*entries)
           broken("cannot allocate %zu exchange entries", cap);
       }
-      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table, 0};
+      collrt_table_entry_t e = {puts[k].index, puts[k].value, p, puts[k].table, 0, 0};
       (*entries)[n++] = e;
     }
     free(puts);

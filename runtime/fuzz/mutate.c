@@ -51,6 +51,7 @@ static int immediate_bytes(uint8_t op) {
   case COLLRT_X_CONST64: return 8;
   case COLLRT_X_VAR: case COLLRT_X_DIM: case COLLRT_X_COORD: case COLLRT_X_TABLE:
   case COLLRT_X_TABLE_ANY: case COLLRT_X_TABLE_SUM: return 1;
+  case COLLRT_X_SUM: case COLLRT_X_SUM_MAX: return 3; /* var, summand length; the summand follows */
   default: return 0;
   }
 }
@@ -154,11 +155,14 @@ static void mutate_instruction(uint8_t *b, const layout_t *l, uint64_t *rng) {
     return;
   size_t p = l->exprs + at[pick(rng, (uint32_t)n)];
   int imm = immediate_bytes(b[p]);
+  if (p + 1 + (size_t)imm > l->end) /* an immediate cut off by the end of the plan */
+    return;
   if (imm && pick(rng, 2)) {
     uint32_t v = interesting[pick(rng, NINTERESTING)];
-    if (imm == 1)
-      b[p + 1] = (uint8_t)(pick(rng, 2) ? v : b[p + 1] + 1u);
-    else
+    if (imm == 1 || imm == 3) { /* a byte: var / table / dim, or a SUM's var or length */
+      size_t at = p + 1 + (imm == 3 ? pick(rng, 3) : 0);
+      b[at] = (uint8_t)(pick(rng, 2) ? v : b[at] + 1u);
+    } else
       collrt_wr32(b + p + 1 + (imm == 8 ? 4 * pick(rng, 2) : 0),
                   pick(rng, 4) ? v : 0u - v);
     return;

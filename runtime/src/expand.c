@@ -653,15 +653,6 @@ collrt_status_t collrt_tables_sort(collrt_table_entry_t *e, size_t n, int rank,
                                    collrt_diag_t *diag) {
   if (n)
     qsort(e, n, sizeof *e, cmp_entry);
-  int64_t sum = 0;
-  for (size_t k = 0; k < n; ++k) {
-    e[k].before = sum;
-    if (__builtin_add_overflow(sum, e[k].value, &sum)) {
-      collrt_diag_set(diag, "bind-time exchange: the values PUT to rank %d overflow int64 when summed (entry %lld of table %u from rank %d is %lld)",
-                      rank, (long long)e[k].index, e[k].table, e[k].from, (long long)e[k].value);
-      return COLLRT_ERR_COUNTS;
-    }
-  }
   for (size_t k = 1; k < n; ++k)
     if (!cmp_entry(&e[k - 1], &e[k])) {
       collrt_diag_set(diag, "bind-time exchange: rank %d PUT entry %lld of table %u to rank %d twice (values %lld and %lld)",
@@ -669,6 +660,17 @@ collrt_status_t collrt_tables_sort(collrt_table_entry_t *e, size_t n, int rank,
                       (long long)e[k - 1].value, (long long)e[k].value);
       return COLLRT_ERR_COUNTS;
     }
+  /* running sums per table, for TABLE_SUM; a sum past int64 marks the
+   * entries after it, and only a TABLE_SUM that reads one fails */
+  int64_t sum = 0;
+  int over = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (k == 0 || e[k].table != e[k - 1].table)
+      sum = 0, over = 0;
+    e[k].before = sum;
+    e[k].overflow = (uint8_t)over;
+    over |= __builtin_add_overflow(sum, e[k].value, &sum);
+  }
   return COLLRT_OK;
 }
 

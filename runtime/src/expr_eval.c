@@ -72,14 +72,22 @@ static size_t table_first(const collrt_expand_input_t *in, unsigned t, int64_t i
   return lo;
 }
 
-/* The sum of every value PUT in tables below t, and in t below `index`. */
-static int64_t table_prefix(const collrt_expand_input_t *in, unsigned t, int64_t index) {
+/* The sum of the values PUT in table t below `index`; 0 if it does not fit
+ * in int64. */
+static int table_prefix(const collrt_expand_input_t *in, unsigned t, int64_t index,
+                        int64_t *out) {
   size_t n = in->tables ? in->tables->count : 0;
-  if (!n)
-    return 0;
-  const collrt_table_entry_t *e = in->tables->entries;
-  size_t at = table_first(in, t, index, INT32_MIN);
-  return at < n ? e[at].before : e[n - 1].before + e[n - 1].value;
+  const collrt_table_entry_t *e = n ? in->tables->entries : NULL;
+  size_t at = n ? table_first(in, t, index, INT32_MIN) : 0;
+  *out = 0;
+  if (at < n && e[at].table == t) {
+    *out = e[at].before;
+    return !e[at].overflow;
+  }
+  /* past table t's last entry: its running sum plus its value */
+  if (at == 0 || e[at - 1].table != t)
+    return 1;
+  return !e[at - 1].overflow && !__builtin_add_overflow(e[at - 1].before, e[at - 1].value, out);
 }
 
 static collrt_status_t table_lookup(const collrt_expand_input_t *in, unsigned t, int64_t from,
@@ -158,7 +166,10 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
       unsigned t = x[pc++];
       b = st[--sp];
       a = st[--sp];
-      v = b > a ? table_prefix(in, t, b) - table_prefix(in, t, a) : 0;
+      int64_t hi_sum, lo_sum;
+      if (b > a && (!table_prefix(in, t, b, &hi_sum) || !table_prefix(in, t, a, &lo_sum) ||
+                    __builtin_sub_overflow(hi_sum, lo_sum, &v)))
+        FAIL("TABLE_SUM %u over [%lld, %lld) overflows int64", t, (long long)a, (long long)b);
       break;
     }
     case COLLRT_X_TABLE_ANY: {

@@ -792,54 +792,70 @@ static void build_exchange_direct(tp_builder_t *b) {
   tp_end(b, ph);
 }
 
-/* TABLE, TABLE_ANY and TABLE_SUM on a hand-made result of the exchange. */
+/* Evaluates `src` on rank 0 of 4 with `tables` as the exchange's result. */
+static int64_t eval_tables(const char *src, const collrt_tables_t *tables, collrt_status_t *st,
+                           char *why, size_t why_len) {
+  tp_builder_t b;
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
+  b.desc.ntables = 2;
+  uint16_t ref = tp_expr(&b, src);
+  unsigned ph = tp_phase(&b, 0);
+  tp_end(&b, ph);
+  collrt_plan_t *p = tp_finish(&b);
+  *st = COLLRT_ERR_PLAN_INVALID;
+  if (!p)
+    return 0;
+  int64_t zeros[4] = {0}, vars[COLLRT_MAX_VARS] = {0}, out = 0;
+  uint64_t budget = 1000;
+  collrt_expand_input_t in = {4, 0, zeros, zeros, zeros, zeros, 0, 0, tables};
+  collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars, &budget};
+  *st = collrt_expr_eval(&ctx, ref, &out, why, why_len);
+  collrt_plan_free(p);
+  return out;
+}
+
+/* TABLE, TABLE_ANY and TABLE_SUM on hand-made results of the exchange. */
 static void test_table_reads(void) {
   /* sorted as collrt_tables_sort leaves them: table, index, sender */
-  collrt_table_entry_t e[] = {{2, 5, 1, 0, 0}, {2, 7, 3, 0, 0}, {5, 11, 0, 0, 0}, {0, 100, 0, 1, 0}};
+  collrt_table_entry_t e[] = {{2, 5, 1, 0, 0, 0}, {2, 7, 3, 0, 0, 0}, {5, 11, 0, 0, 0, 0},
+                              {0, 100, 0, 1, 0, 0}};
+  /* sums that leave int64: only a TABLE_SUM across them fails */
+  collrt_table_entry_t big[] = {{0, INT64_MAX, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}, {5, 3, 0, 0, 0, 0},
+                                {0, -INT64_MAX, 0, 1, 0, 0}, {1, INT64_MAX / 2 + 1, 0, 1, 0, 0},
+                                {2, INT64_MAX / 2 + 1, 0, 1, 0, 0}};
   collrt_diag_t d = {{0}};
   CHECK(collrt_tables_sort(e, 4, 0, &d) == COLLRT_OK && e[0].index == 2 && e[0].from == 1 &&
             e[3].table == 1,
         "entries sort by table, index, sender");
-  CHECK(e[0].before == 0 && e[1].before == 5 && e[2].before == 12 && e[3].before == 23,
-        "each entry knows the sum of those before it (TABLE_SUM's running sums)");
-  collrt_table_entry_t big[] = {{0, INT64_MAX, 0, 0, 0}, {1, 1, 0, 0, 0}};
-  EXPECT(collrt_tables_sort(big, 2, 3, &d), COLLRT_ERR_COUNTS, &d,
-         "the values PUT to rank 3 overflow int64 when summed");
-  collrt_tables_t tables = {e, 4};
-  static const struct { const char *src; int64_t want; } ok[] = {
-      {"3 2 table0", 7},    {"0 3 tablesum0", 12}, {"0 6 tablesum0", 23}, {"3 5 tablesum0", 0},
-      {"5 tableany0", 11},  {"0 1 tablesum1", 100}, {"6 2 tablesum0", 0},
+  CHECK(e[0].before == 0 && e[1].before == 5 && e[2].before == 12 && e[3].before == 0,
+        "each entry knows the sum of those of its table before it (TABLE_SUM's running sums)");
+  CHECK(collrt_tables_sort(big, 6, 0, &d) == COLLRT_OK, "sums past int64 do not fail the bind");
+  collrt_tables_t tables = {e, 4}, huge = {big, 6};
+  static const struct { const char *src; int64_t want; int big; } ok[] = {
+      {"3 2 table0", 7, 0},    {"0 3 tablesum0", 12, 0}, {"0 6 tablesum0", 23, 0},
+      {"3 5 tablesum0", 0, 0}, {"5 tableany0", 11, 0},   {"0 1 tablesum1", 100, 0},
+      {"6 2 tablesum0", 0, 0}, {"0 9 tablesum1", 100, 0}, {"0 1 tablesum0", INT64_MAX, 1},
+      {"1 2 tablesum1", INT64_MAX / 2 + 1, 1},
   };
-  static const struct { const char *src; const char *why; } bad[] = {
-      {"2 tableany0", "TABLE_ANY 0: ranks 1 and 3 both PUT entry 2 to rank 0; it needs one"},
-      {"4 tableany0", "TABLE_ANY 0: no rank PUT entry 4 to rank 0"},
+  static const struct { const char *src; const char *why; int big; } bad[] = {
+      {"2 tableany0", "TABLE_ANY 0: ranks 1 and 3 both PUT entry 2 to rank 0; it needs one", 0},
+      {"4 tableany0", "TABLE_ANY 0: no rank PUT entry 4 to rank 0", 0},
+      {"0 2 tablesum0", "TABLE_SUM 0 over [0, 2) overflows int64", 1},
+      {"1 3 tablesum1", "TABLE_SUM 1 over [1, 3) overflows int64", 1},
   };
-  for (size_t k = 0; k < sizeof ok / sizeof ok[0] + sizeof bad / sizeof bad[0]; ++k) {
-    int good = k < sizeof ok / sizeof ok[0];
-    const char *src = good ? ok[k].src : bad[k - sizeof ok / sizeof ok[0]].src;
-    tp_builder_t b;
-    tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_DIRECT);
-    b.desc.ntables = 2;
-    uint16_t ref = tp_expr(&b, src);
-    unsigned ph = tp_phase(&b, 0);
-    tp_end(&b, ph);
-    collrt_plan_t *p = tp_finish(&b);
-    CHECK(p != NULL, "'%s' encodes", src);
-    if (!p)
-      continue;
-    int64_t zeros[4] = {0}, vars[COLLRT_MAX_VARS] = {0}, out = 0;
-    uint64_t budget = 1000;
-    collrt_expand_input_t in = {4, 0, zeros, zeros, zeros, zeros, 0, 0, &tables};
-    collrt_expr_ctx_t ctx = {collrt_plan_desc(p), &in, vars, &budget};
-    char why[200] = "";
-    collrt_status_t st = collrt_expr_eval(&ctx, ref, &out, why, sizeof why);
-    if (good)
-      CHECK(st == COLLRT_OK && out == ok[k].want, "'%s' = %lld (%s), want %lld", src,
-            (long long)out, why, (long long)ok[k].want);
-    else
-      CHECK(st == COLLRT_ERR_BOUNDS && strstr(why, bad[k - sizeof ok / sizeof ok[0]].why),
-            "'%s' fails with '%s' (got '%s')", src, bad[k - sizeof ok / sizeof ok[0]].why, why);
-    collrt_plan_free(p);
+  char why[200];
+  collrt_status_t st;
+  for (size_t k = 0; k < sizeof ok / sizeof ok[0]; ++k) {
+    why[0] = 0;
+    int64_t v = eval_tables(ok[k].src, ok[k].big ? &huge : &tables, &st, why, sizeof why);
+    CHECK(st == COLLRT_OK && v == ok[k].want, "'%s' = %lld (%s), want %lld", ok[k].src,
+          (long long)v, why, (long long)ok[k].want);
+  }
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    why[0] = 0;
+    eval_tables(bad[k].src, bad[k].big ? &huge : &tables, &st, why, sizeof why);
+    CHECK(st == COLLRT_ERR_BOUNDS && strstr(why, bad[k].why), "'%s' fails with '%s' (got '%s')",
+          bad[k].src, bad[k].why, why);
   }
 }
 

@@ -98,9 +98,10 @@ typedef struct collrt_table_entry {
   int64_t index, value;
   int32_t from;
   uint8_t table;
-  int64_t before; /* sum of the values of the entries before it in the
-                     sorted order (collrt_tables_sort fills it): TABLE_SUM
-                     is two binary searches and a difference */
+  uint8_t overflow; /* `before` does not fit in int64 (TABLE_SUM fails) */
+  int64_t before;   /* sum of the values of the entries of its table before
+                       it in the sorted order (collrt_tables_sort fills it):
+                       TABLE_SUM is two binary searches and a difference */
 } collrt_table_entry_t;
 
 /* What TABLE reads: entries sorted by (table, index, from), no duplicates
