@@ -208,23 +208,17 @@ LogicalResult PutOp::verify() {
   return verifyTableIndex(*this, getTable());
 }
 
-LogicalResult TableOp::verify() {
-  if ((*this)->getParentOfType<ExchangeOp>())
-    return emitOpError("(T3) reads the exchange's result inside the exchange");
-  return verifyTableIndex(*this, getTable());
+/// T2 and T3 for the ops that read the exchange's result (table,
+/// table_any, table_sum).
+static LogicalResult verifyTableRead(Operation *op, int64_t table) {
+  if (op->getParentOfType<ExchangeOp>())
+    return op->emitOpError("(T3) reads the exchange's result inside the exchange");
+  return verifyTableIndex(op, table);
 }
 
-LogicalResult TableSumOp::verify() {
-  if ((*this)->getParentOfType<ExchangeOp>())
-    return emitOpError("(T3) reads the exchange's result inside the exchange");
-  return verifyTableIndex(*this, getTable());
-}
-
-LogicalResult TableAnyOp::verify() {
-  if ((*this)->getParentOfType<ExchangeOp>())
-    return emitOpError("(T3) reads the exchange's result inside the exchange");
-  return verifyTableIndex(*this, getTable());
-}
+LogicalResult TableOp::verify() { return verifyTableRead(*this, getTable()); }
+LogicalResult TableSumOp::verify() { return verifyTableRead(*this, getTable()); }
+LogicalResult TableAnyOp::verify() { return verifyTableRead(*this, getTable()); }
 
 //===----------------------------------------------------------------------===//
 // Transfers

@@ -343,7 +343,8 @@ typedef enum collrt_expr_op {
                                index in [lo, hi), by any rank (0 if none): a
                                prefix sum over what the exchange delivered,
                                e.g. where a stage slot begins when slots are
-                               laid out in index order */
+                               laid out in index order; an error if it does
+                               not fit in int64 */
   COLLRT_X_ADD = 0x20,      /* pop b, a: a + b */
   COLLRT_X_SUB = 0x21,
   COLLRT_X_MUL = 0x22,
