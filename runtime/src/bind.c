@@ -415,6 +415,8 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
       c->fifo_comm[f] = MPI_COMM_NULL;
     c->node.comm = MPI_COMM_NULL;
     c->node.win = MPI_WIN_NULL;
+    c->arena.comm = MPI_COMM_NULL;
+    c->arena.win = MPI_WIN_NULL;
   }
   if (!st && !c) {
     collrt_diag_set(diag, "cannot allocate the collective handle");
@@ -525,6 +527,21 @@ agree:;
    * whose receives found no matching send must not leave its peers waiting */
   c->node.copy_ps_per_byte = d->gamma_ps_per_byte;
   MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
+  /* the node arena first: the transport publishes its address too */
+  st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);
+  mine.status = st;
+  if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
+    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (node arena agreement)");
+    goto fail;
+  }
+  if (worst.status != COLLRT_OK) {
+    if (st == COLLRT_OK) {
+      st = (collrt_status_t)worst.status;
+      collrt_diag_set(diag, "rank %d failed to set up its node arena (%s); see its diagnostic",
+                      worst.rank, collrt_strerror(st));
+    }
+    goto fail;
+  }
   st = collrt_shm_bind(c, diag);
   mine.status = st;
   if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
@@ -697,6 +714,7 @@ void collrt_coll_free(collrt_coll_t *c) {
     return;
   if (c->reqs)
     collrt_engine_abandon(c);
+  collrt_arena_free(&c->arena);
   collrt_node_free(&c->node);
   for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
     if (c->fifo_comm[f] != MPI_COMM_NULL)

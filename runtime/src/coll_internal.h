@@ -3,6 +3,8 @@
 #ifndef COLLRT_COLL_INTERNAL_H
 #define COLLRT_COLL_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "collc/collrt.h"
 #include "copy.h"
 #include "fifo_queue.h"
@@ -35,7 +37,28 @@ typedef struct collrt_node {
   int push_only;       /* COLLRT_SHM_COPY=push: receivers leave every chunk to senders (tests) */
   uint64_t pulled, pushed; /* chunks copied since bind, as receiver and as sender */
   char why[160];    /* why not shared memory, for COLLRT_VERBOSE */
+  uint64_t bell;    /* SMPI: this rank's doorbell (collrt_node_bell); else 0 */
 } collrt_node_t;
+
+/* The node arena of plans with an ARENA statement (arena.c). */
+typedef struct collrt_arena {
+  MPI_Comm comm;       /* the plan's node (MPI_COMM_NULL: no arena) */
+  MPI_Win win;         /* MPI_WIN_NULL under SMPI (plain memory) */
+  int size;            /* ranks sharing it */
+  void *block;         /* SMPI: the node's allocation, owned by index 0 */
+  _Atomic uint64_t *done;     /* runs completed, summed over the node's ranks */
+  _Atomic uint64_t *counters; /* NOTIFYs so far, per counter */
+  uint64_t *bells;     /* the node's ranks' doorbells (SMPI) */
+  uint64_t *expected;  /* per counter: NOTIFYs per run on the whole node */
+  int64_t ncounters;
+  uint8_t *uses;       /* per step: 1 if it takes part in the arena */
+  uint32_t *pending;   /* AWAITs issued, not complete */
+  int npending;
+  uint32_t *gated;     /* arena steps waiting for the node's last run */
+  int ngated;
+  uint64_t open_run;   /* the run whose gate this rank saw open, + 1 */
+  int broken;          /* a run was abandoned: counters out of step */
+} collrt_arena_t;
 
 struct collrt_coll {
   MPI_Comm comm; /* the user's communicator (not owned) */
@@ -62,6 +85,7 @@ struct collrt_coll {
   double t_start;      /* MPI_Wtime at the last start (with COLLRT_BIND_TRACE) */
   double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */
   collrt_node_t node;
+  collrt_arena_t arena;
 };
 
 /* COLLRT_ERR_MPI, with diag "WHAT failed: <MPI's message>" (bind.c; used by
@@ -100,6 +124,35 @@ collrt_status_t collrt_shm_progress(collrt_coll_t *c, int trace, int *moved,
 void collrt_shm_abandon(collrt_coll_t *c);
 /* Under SMPI: lets simulated time pass while a rank waits on a flag. */
 void collrt_shm_idle(collrt_coll_t *c);
+
+/* SMPI: this rank's doorbell, created on first use (a waiting rank sleeps
+ * on it; peers ring it when they set a flag it may wait for); 0 elsewhere. */
+uint64_t collrt_node_bell(collrt_node_t *n);
+void collrt_node_bell_free(collrt_node_t *n);
+void collrt_ring(uint64_t bell);
+
+/* arena.c. Collective over the node (every rank of the communicator calls
+ * it, after expansion succeeded everywhere): allocates the plan's node
+ * arena in an MPI-3 shared window (nothing if the plan has none), checking
+ * that the node's ranks agree on its size. The plan's node is ranks
+ * r / ranks_per_node. */
+collrt_status_t collrt_arena_bind(collrt_coll_t *c, int ranks_per_node, collrt_diag_t *diag);
+void collrt_arena_free(collrt_arena_t *a);
+/* The engine's side (plan_format.h, "Node arena"). start: this run's gate;
+ * issue: a step the queues released (returns 1 if the arena took it:
+ * NOTIFY, AWAIT, or a step held until the node finished its last run);
+ * progress: completes AWAITs and releases gated steps to `start_step`;
+ * finish: this rank completed a run. */
+collrt_status_t collrt_arena_start(collrt_coll_t *c, collrt_diag_t *diag);
+int collrt_arena_issue(collrt_coll_t *c, uint32_t step, int trace);
+typedef collrt_status_t (*collrt_start_step_fn)(collrt_coll_t *c, uint32_t step, int trace,
+                                                collrt_diag_t *diag);
+collrt_status_t collrt_arena_progress(collrt_coll_t *c, int trace, int *moved,
+                                      collrt_start_step_fn start_step, collrt_diag_t *diag);
+void collrt_arena_finish(collrt_coll_t *c);
+static inline int collrt_arena_waiting(const collrt_coll_t *c) {
+  return c->arena.npending || c->arena.ngated;
+}
 
 /* Cancels and frees the requests of an abandoned run (engine.c). */
 void collrt_engine_abandon(collrt_coll_t *c);

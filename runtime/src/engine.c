@@ -128,31 +128,25 @@ static void advance_copies(collrt_coll_t *c, int trace) {
   }
 }
 
-/* Starts every step the queues allow (an inline copy completes at once and
- * may release more); *issued = 1 if any started. */
-static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
-                                   collrt_diag_t *diag) {
-  size_t i;
-  *issued = 0;
-  while (collrt_fq_next(&c->fq, &i)) {
-    const collrt_step_t *s = &c->steps.steps[i];
-    *issued = 1;
-    if (trace)
-      c->t_issue[i] = MPI_Wtime();
-    if (s->kind == COLLRT_STEP_COPY) {
-      if (s->len <= COPY_INLINE) {
-        copy_bytes(c, s, 0, s->len);
-        collrt_engine_complete(c, (uint32_t)i, trace);
-      } else {
-        c->copy_step[c->ncopying] = (uint32_t)i;
-        c->copy_done[c->ncopying++] = 0;
-      }
-      continue;
+/* Starts step i: a copy (an inline one completes at once), a transfer
+ * through node shared memory, or an MPI request. */
+static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collrt_diag_t *diag) {
+  const collrt_step_t *s = &c->steps.steps[i];
+  if (s->kind == COLLRT_STEP_COPY) {
+    if (s->len <= COPY_INLINE) {
+      copy_bytes(c, s, 0, s->len);
+      collrt_engine_complete(c, i, trace);
+    } else {
+      c->copy_step[c->ncopying] = i;
+      c->copy_done[c->ncopying++] = 0;
     }
-    if (c->node.desc && c->node.desc[i]) { /* between ranks of one node */
-      collrt_shm_issue(c, (uint32_t)i);
-      continue;
-    }
+    return COLLRT_OK;
+  }
+  if (c->node.desc && c->node.desc[i]) { /* between ranks of one node */
+    collrt_shm_issue(c, i);
+    return COLLRT_OK;
+  }
+  {
     int rc;
     MPI_Request *r = &c->reqs[c->nactive];
     /* a gathered message goes through its datatype, built at bind */
@@ -170,9 +164,36 @@ static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
       rc = MPI_Irecv(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
     if (rc != MPI_SUCCESS)
       return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
-    c->req_step[c->nactive++] = (uint32_t)i;
+    c->req_step[c->nactive++] = i;
   }
   return COLLRT_OK;
+}
+
+/* Starts every step the queues allow (an inline copy completes at once and
+ * may release more); *issued = 1 if any started. The node arena takes its
+ * NOTIFYs and AWAITs, and holds arena steps until the node finished its
+ * last run (arena.c). */
+static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
+                                   collrt_diag_t *diag) {
+  size_t i;
+  *issued = 0;
+  while (collrt_fq_next(&c->fq, &i)) {
+    *issued = 1;
+    if (trace)
+      c->t_issue[i] = MPI_Wtime();
+    if (collrt_arena_issue(c, (uint32_t)i, trace))
+      continue;
+    collrt_status_t st = start_step(c, (uint32_t)i, trace, diag);
+    if (st)
+      return st;
+  }
+  return COLLRT_OK;
+}
+
+/* Something waits on a flag in node shared memory, which MPI does not know
+ * of: a shared-memory transfer, an AWAIT, or the arena's gate. */
+static int node_waiting(const collrt_coll_t *c) {
+  return c->node.npending || collrt_arena_waiting(c);
 }
 
 /* Completes finished requests: MPI_Waitsome if `block` (at least one
@@ -244,17 +265,20 @@ static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
     advance_copies(c, trace);
   if (c->node.npending && (st = collrt_shm_progress(c, trace, &shm_moved, diag)))
     return st;
+  if (collrt_arena_waiting(c) &&
+      (st = collrt_arena_progress(c, trace, &shm_moved, start_step, diag)))
+    return st;
   if (c->nactive) {
     /* Block only when this pass moved nothing: a copy or shared-memory
      * transfer that just completed may have released steps that the next
      * pass issues (blocking first could wait for a message whose sender
      * waits for those). Never block while a copy has chunks to move, nor
      * while a shared-memory transfer waits on a flag MPI does not know of. */
-    int idle = !copied && !shm_moved && !c->ncopying && !c->node.npending;
+    int idle = !copied && !shm_moved && !c->ncopying && !node_waiting(c);
     st = complete_requests(c, block && idle, trace, &completed, diag);
     if (st)
       return st;
-  } else if (!copied && !shm_moved && !c->node.npending && !collrt_fq_done(&c->fq) && !issued) {
+  } else if (!copied && !shm_moved && !node_waiting(c) && !collrt_fq_done(&c->fq) && !issued) {
     return stalled(c, diag);
   }
   *progressed = issued || copied || completed || shm_moved;
@@ -272,6 +296,8 @@ void collrt_engine_abandon(collrt_coll_t *c) {
   c->nactive = 0;
   c->ncopying = 0;
   collrt_shm_abandon(c);
+  if (c->running && c->arena.done)
+    c->arena.broken = 1; /* its NOTIFYs and `done` may be short of the node's */
   c->running = 0;
 }
 
@@ -284,6 +310,9 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
     collrt_diag_set(diag, "collrt_start: the collective is already started and has not completed");
     return COLLRT_ERR_STATE;
   }
+  collrt_status_t st = collrt_arena_start(c, diag);
+  if (st)
+    return st;
   collrt_fq_reset(&c->fq);
   c->nactive = 0;
   c->ncopying = 0;
@@ -321,6 +350,7 @@ static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_
       return st;
     }
     if (collrt_fq_done(&c->fq)) {
+      collrt_arena_finish(c);
       c->running = 0;
       *done = 1;
       return COLLRT_OK;
@@ -335,7 +365,7 @@ static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_
      * that shares its core with another process cannot starve it for long;
      * a flag in shared memory cannot be waited on in MPI, so yield and block
      * wait on it by yielding (under SMPI: by letting simulated time pass) */
-    if (c->node.npending && policy != COLLRT_WAIT_SPIN)
+    if (node_waiting(c) && policy != COLLRT_WAIT_SPIN)
       collrt_shm_idle(c);
     else if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
       sched_yield();

@@ -70,6 +70,7 @@ typedef struct expander {
   int fifo;
   int xfer;        /* statement of the transfer whose body runs, or -1 */
   int64_t buf_bytes[COLLRT_BUF_COUNT_];
+  int64_t arena_counters;
 } expander_t;
 
 /* Appends one zeroed entry to *out: COLLRT_ERR_BOUNDS past the bind budget
@@ -166,14 +167,14 @@ static collrt_status_t eval(expander_t *x, unsigned si, unsigned e,
 }
 
 static const char *kind_name(uint8_t k) {
-  static const char *names[] = {"?",    "PHASE", "FOR", "IF",       "LET", "SEND",
-                                "RECV", "COPY",  "SEG", "DEP", "EXCHANGE", "PUT"};
-  return k <= COLLRT_STMT_PUT ? names[k] : "?";
+  static const char *names[] = {"?",    "PHASE", "FOR", "IF",       "LET", "SEND",  "RECV", "COPY",
+                                "SEG", "DEP",   "EXCHANGE", "PUT", "ARENA", "NOTIFY", "AWAIT"};
+  return k <= COLLRT_STMT_AWAIT ? names[k] : "?";
 }
 
 static collrt_status_t check_region(expander_t *x, unsigned si, const char *what,
                                     uint8_t buf, int64_t off, int64_t len) {
-  static const char *bufs[] = {"send", "receive", "scratch"};
+  static const char *bufs[] = {"send", "receive", "scratch", "arena"};
   int64_t cap = x->buf_bytes[buf];
   if (off < 0 || off > cap || len > cap - off) {
     collrt_diag_set(x->diag, "stmt[%u] %s on rank %d: %s region [%lld, %lld + %lld) is outside the %lld-byte %s buffer",
@@ -295,7 +296,24 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
   if ((st = check_length(x, si, len)))
     return st;
   int32_t produced = -1;
-  if (len > 0) {
+  if (s->kind == COLLRT_STMT_NOTIFY || s->kind == COLLRT_STMT_AWAIT) {
+    int64_t counter = e[COLLRT_E_COUNTER];
+    if (counter < 0 || counter >= x->arena_counters) {
+      collrt_diag_set(x->diag, "stmt[%u] %s on rank %d: counter %lld is outside the arena's %lld counters",
+                      si, kind_name(s->kind), rank, (long long)counter, (long long)x->arena_counters);
+      return COLLRT_ERR_BOUNDS;
+    }
+    collrt_step_t *p;
+    if ((st = vec_push(x, &x->steps, sizeof *p, "steps", (void **)&p)))
+      return st;
+    p->kind = s->kind == COLLRT_STMT_NOTIFY ? COLLRT_STEP_NOTIFY : COLLRT_STEP_AWAIT;
+    p->fifo = (uint8_t)x->fifo;
+    p->peer = (int32_t)counter;
+    p->tag = -1;
+    p->stmt = (uint16_t)si;
+    p->seg_begin = (uint32_t)seg_begin;
+    produced = (int32_t)(x->steps.count - 1);
+  } else if (len > 0) {
     if (s->kind != COLLRT_STMT_COPY) {
       int64_t peer = e[COLLRT_E_PEER], tag = e[COLLRT_E_TAG];
       if (peer < 0 || peer >= x->in->size) {
@@ -516,6 +534,35 @@ static collrt_status_t phase_fifo(expander_t *x, unsigned si) {
   return COLLRT_OK;
 }
 
+/* ARENA: the node arena's size, which the transfers after it may address. */
+static collrt_status_t arena(expander_t *x, unsigned si) {
+  int64_t bytes, counters;
+  collrt_status_t st;
+  if ((st = eval(x, si, COLLRT_E_ARENA_BYTES, &bytes)) ||
+      (st = eval(x, si, COLLRT_E_ARENA_COUNTERS, &counters)))
+    return st;
+  /* the node's ranks share it: the budget is a rank's, times the node's */
+  int64_t rpn = (int64_t)x->plan->desc.ranks_per_node;
+  int64_t data = x->in->send_bytes + x->in->recv_bytes, budget = BUDGET_BASE_SCRATCH;
+  if (data <= INT64_MAX / BUDGET_SCRATCH_PER_BYTE / rpn && BUDGET_SCRATCH_PER_BYTE * data * rpn > budget)
+    budget = BUDGET_SCRATCH_PER_BYTE * data * rpn;
+  else if (data > INT64_MAX / BUDGET_SCRATCH_PER_BYTE / rpn)
+    budget = INT64_MAX;
+  if (bytes < 0 || bytes > budget) {
+    collrt_diag_set(x->diag, "stmt[%u] ARENA on rank %d: %lld bytes is %s", si, x->in->rank, (long long)bytes,
+                    bytes < 0 ? "negative" : "more than the bind budget (max(1 GiB, 4 x the user's buffers x ranks per node))");
+    return COLLRT_ERR_BOUNDS;
+  }
+  if (counters < 0 || counters > COLLRT_MAX_ARENA_COUNTERS) {
+    collrt_diag_set(x->diag, "stmt[%u] ARENA on rank %d: %lld counters is outside [0, %d]", si, x->in->rank,
+                    (long long)counters, COLLRT_MAX_ARENA_COUNTERS);
+    return COLLRT_ERR_BOUNDS;
+  }
+  x->buf_bytes[COLLRT_BUF_ARENA] = bytes;
+  x->arena_counters = counters;
+  return COLLRT_OK;
+}
+
 static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
   const collrt_stmt_t *stmts = x->plan->stmts;
   collrt_status_t st;
@@ -550,6 +597,7 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
       x->vars[s->slot] = v;
       break;
     case COLLRT_STMT_SEG: st = segment(x, i); break;
+    case COLLRT_STMT_ARENA: st = x->exchange ? COLLRT_OK : arena(x, i); break;
     case COLLRT_STMT_DEP: {
       int64_t wi, wj;
       if (!(st = eval(x, i, COLLRT_E_WAIT_I, &wi)) && !(st = eval(x, i, COLLRT_E_WAIT_J, &wj)))
@@ -724,6 +772,9 @@ collrt_status_t collrt_expand(const collrt_plan_t *plan,
   out->segs = x.segs.data;
   out->nsegs = x.segs.count;
   out->scratch_bytes = scratch;
+  out->arena_bytes = x.buf_bytes[COLLRT_BUF_ARENA];
+  out->arena_counters = x.arena_counters;
+  out->has_arena = plan->has_arena;
   x.steps.data = x.deps.data = x.segs.data = NULL;
 out:
   free(x.steps.data);

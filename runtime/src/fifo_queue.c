@@ -82,7 +82,7 @@ int collrt_fq_next(collrt_fifo_queue_t *fq, size_t *out_step) {
     const collrt_step_t *s = &fq->steps[i];
     if (!collrt_fq_deps_done(fq, s))
       continue;
-    int windowed = s->kind != COLLRT_STEP_COPY;
+    int windowed = collrt_step_is_message(s->kind);
     if (windowed && fq->depth[q] && fq->inflight[q] >= fq->depth[q])
       continue;
     if (windowed)
@@ -98,7 +98,7 @@ int collrt_fq_next(collrt_fifo_queue_t *fq, size_t *out_step) {
 
 void collrt_fq_complete(collrt_fifo_queue_t *fq, size_t i) {
   const collrt_step_t *s = &fq->steps[i];
-  if (s->kind != COLLRT_STEP_COPY)
+  if (collrt_step_is_message(s->kind))
     --fq->inflight[queue_of(s)];
   fq->state[i] = COLLRT_FQ_DONE;
   ++fq->ndone;

@@ -1,10 +1,11 @@
 /* The FIFO issue rules of plan_format.h, in one place: the MPI engine and the
  * simulator both ask this module which step to issue next.
  *
- * Per FIFO an injection queue (SEND and COPY, program order) and a reception
- * queue (RECV, program order). A queue's head is issued once its dependency
- * steps have completed and, for SEND / RECV, the FIFO's window has room
- * (send_depth, recv_depth; 0 = unlimited). COPY takes no window slot. A head
+ * Per FIFO an injection queue (SEND, COPY, NOTIFY, AWAIT; program order) and
+ * a reception queue (RECV, program order). A queue's head is issued once its
+ * dependency steps have completed and, for SEND / RECV, the FIFO's window
+ * has room (send_depth, recv_depth; 0 = unlimited). The others take no
+ * window slot. A head
  * waits until every step of its dependency list has completed. */
 #ifndef COLLRT_FIFO_QUEUE_H
 #define COLLRT_FIFO_QUEUE_H

@@ -12,4 +12,12 @@
 collrt_status_t collrt_check_hazards(const collrt_steps_t *steps, int rank,
                                      collrt_diag_t *diag);
 
+/* The same rule for the node arena (plan_format.h, "Node arena"): every
+ * access to ARENA bytes by the n ranks of one node (steps[k] is rank
+ * ranks[k]'s), ordered by chains of waits and by NOTIFY -> AWAIT edges (an
+ * AWAIT on counter c follows every NOTIFY of c on the node). COLLRT_OK, or
+ * COLLRT_ERR_BOUNDS naming both ranks and statements and the bytes. */
+collrt_status_t collrt_check_arena_hazards(const collrt_steps_t *const *steps, const int *ranks,
+                                           int n, collrt_diag_t *diag);
+
 #endif

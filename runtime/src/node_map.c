@@ -99,6 +99,7 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
 
 void collrt_node_free(collrt_node_t *node) {
   collrt_shm_free(node);
+  collrt_node_bell_free(node);
   if (node->comm != MPI_COMM_NULL)
     MPI_Comm_free(&node->comm);
   free(node->members);

@@ -193,7 +193,13 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
 }
 
 static int is_transfer(uint8_t kind) {
-  return kind == COLLRT_STMT_SEND || kind == COLLRT_STMT_RECV || kind == COLLRT_STMT_COPY;
+  return kind == COLLRT_STMT_SEND || kind == COLLRT_STMT_RECV || kind == COLLRT_STMT_COPY ||
+         kind == COLLRT_STMT_NOTIFY || kind == COLLRT_STMT_AWAIT;
+}
+
+/* Buffers a transfer may write: RECV, SCRATCH and the node's ARENA. */
+static int writable(uint8_t buf) {
+  return buf == COLLRT_BUF_RECV || buf == COLLRT_BUF_SCRATCH || buf == COLLRT_BUF_ARENA;
 }
 
 static int is_container(uint8_t kind) {
@@ -224,6 +230,8 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
   case COLLRT_STMT_PUT: *required = 0x7u; break; /* peer, index, value */
   case COLLRT_STMT_DEP: *optional = 0x30u; break; /* its event index, NONE = 0 */
   case COLLRT_STMT_PHASE: *optional = 0x1u; break; /* FIFO offset, NONE = 0 */
+  case COLLRT_STMT_ARENA: *required = 0x3u; break;  /* bytes, counters */
+  case COLLRT_STMT_NOTIFY: case COLLRT_STMT_AWAIT: *required = 0x1u; break; /* counter */
   default: break;
   }
   if (is_transfer(s->kind)) {
@@ -239,8 +247,8 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   const collrt_plan_desc_t *d = &plan->desc;
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_PUT) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..11)", i, k);
+  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_AWAIT) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..14)", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (!is_container(k) && s->body != 0) {
@@ -271,7 +279,7 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   /* buf0 / buf1 by kind; a gathered side names no buffer */
   int src_gathered = is_transfer(k) && (s->slot & COLLRT_GATHER_SRC);
   int dst_gathered = k == COLLRT_STMT_COPY && (s->slot & COLLRT_GATHER_DST);
-  int writable0 = s->buf0 == COLLRT_BUF_RECV || s->buf0 == COLLRT_BUF_SCRATCH;
+  int writable0 = writable(s->buf0);
   int buf0_ok = 1, buf1_ok = s->buf1 == 0;
   switch (k) {
   case COLLRT_STMT_FOR: buf0_ok = s->buf0 <= COLLRT_ORDER_SHARED_RANDOM; break;
@@ -281,20 +289,28 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   case COLLRT_STMT_RECV: buf0_ok = src_gathered ? s->buf0 == 0 : writable0; break;
   case COLLRT_STMT_COPY:
     buf0_ok = src_gathered ? s->buf0 == 0 : s->buf0 < COLLRT_BUF_COUNT_;
-    buf1_ok = dst_gathered ? s->buf1 == 0 : s->buf1 == COLLRT_BUF_RECV || s->buf1 == COLLRT_BUF_SCRATCH;
+    buf1_ok = dst_gathered ? s->buf1 == 0 : writable(s->buf1);
     break;
   default: buf0_ok = s->buf0 == 0; break;
   }
   if (!buf0_ok || !buf1_ok) {
     collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u, not valid for kind %u%s", i,
                     buf0_ok ? "buf1" : "buf0", buf0_ok ? s->buf1 : s->buf0, k,
-                    k >= COLLRT_STMT_SEND ? " (RECV and COPY write only RECV or SCRATCH)" : "");
+                    k >= COLLRT_STMT_SEND ? " (RECV and COPY write only RECV, SCRATCH or ARENA)" : "");
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (d->scratch_expr == COLLRT_EXPR_NONE &&
       (((is_transfer(k) || k == COLLRT_STMT_SEG) && s->buf0 == COLLRT_BUF_SCRATCH) ||
        (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_SCRATCH))) {
     collrt_diag_set(diag, "plan field 'stmt[%u].buf' is SCRATCH but the plan declares no scratch_expr", i);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (!plan->has_arena &&
+      (((is_transfer(k) || k == COLLRT_STMT_SEG) && s->buf0 == COLLRT_BUF_ARENA) ||
+       (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_ARENA) || k == COLLRT_STMT_NOTIFY ||
+       k == COLLRT_STMT_AWAIT)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u]' uses the node arena (%s) but the plan has no ARENA statement", i,
+                    k == COLLRT_STMT_NOTIFY ? "NOTIFY" : k == COLLRT_STMT_AWAIT ? "AWAIT" : "buffer ARENA");
     return COLLRT_ERR_PLAN_INVALID;
   }
   if ((!is_transfer(k) && s->signal_event) || (!is_transfer(k) && k != COLLRT_STMT_DEP && s->wait_event) ||
@@ -344,8 +360,8 @@ static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, bo
   uint8_t k = s->kind;
   int outside = !ctx.in_phase && !ctx.in_exchange; /* the top level or a phase loop */
   if (outside && !ctx.in_phase_loop && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET &&
-      k != COLLRT_STMT_EXCHANGE && k != COLLRT_STMT_FOR) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only EXCHANGE, PHASE, FOR and LET may appear at top level", i, k);
+      k != COLLRT_STMT_EXCHANGE && k != COLLRT_STMT_FOR && k != COLLRT_STMT_ARENA) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u but only EXCHANGE, ARENA, PHASE, FOR and LET may appear at top level", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (outside && ctx.in_phase_loop && k != COLLRT_STMT_PHASE && k != COLLRT_STMT_LET &&
@@ -353,8 +369,9 @@ static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, bo
     collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u in a phase loop (a FOR outside phases), which holds only PHASE, FOR and LET", i, k);
     return COLLRT_ERR_PLAN_INVALID;
   }
-  if ((!outside || ctx.in_phase_loop) && k == COLLRT_STMT_EXCHANGE) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is EXCHANGE inside another statement (exchanges are top level)", i);
+  if ((!outside || ctx.in_phase_loop) && (k == COLLRT_STMT_EXCHANGE || k == COLLRT_STMT_ARENA)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %s inside another statement (it is top level)", i,
+                    k == COLLRT_STMT_EXCHANGE ? "EXCHANGE" : "ARENA");
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (k == COLLRT_STMT_PHASE && s->expr[COLLRT_E_FIFO_OFFSET] != COLLRT_EXPR_NONE && !ctx.in_phase_loop) {
@@ -392,8 +409,8 @@ static collrt_status_t check_placement(const collrt_plan_t *plan, unsigned i, bo
       return COLLRT_ERR_PLAN_INVALID;
     }
     int writes = s->slot == COLLRT_SIDE_DST || t->kind == COLLRT_STMT_RECV;
-    if (writes && s->buf0 != COLLRT_BUF_RECV && s->buf0 != COLLRT_BUF_SCRATCH) {
-      collrt_diag_set(diag, "plan field 'stmt[%u].buf0' is %u but segments written by transfer stmt[%d] must be RECV or SCRATCH",
+    if (writes && !writable(s->buf0)) {
+      collrt_diag_set(diag, "plan field 'stmt[%u].buf0' is %u but segments written by transfer stmt[%d] must be RECV, SCRATCH or ARENA",
                       i, s->buf0, ctx.xfer);
       return COLLRT_ERR_PLAN_INVALID;
     }
@@ -409,6 +426,7 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
   unsigned i = first;
   int top = !ctx.in_phase && !ctx.in_exchange && !ctx.in_phase_loop;
   int first_table_let = -1, seen_phase = 0; /* top level: the first-pass rules */
+  int seen_arena = 0;
   while (i < end) {
     const collrt_stmt_t *s = &plan->stmts[i];
     collrt_status_t st = check_stmt_fields(plan, i, diag);
@@ -445,6 +463,20 @@ static collrt_status_t check_body(collrt_plan_t *plan, unsigned first,
                           seen_phase ? seen_phase - 1 : first_table_let);
           return COLLRT_ERR_PLAN_INVALID;
         }
+      }
+      if (s->kind == COLLRT_STMT_EXCHANGE && seen_arena) {
+        collrt_diag_set(diag, "plan field 'stmt[%u]': EXCHANGE after the ARENA stmt[%d]; the ARENA comes after every EXCHANGE",
+                        i, seen_arena - 1);
+        return COLLRT_ERR_PLAN_INVALID;
+      }
+      if (s->kind == COLLRT_STMT_ARENA) {
+        if (seen_arena || seen_phase) {
+          collrt_diag_set(diag, "plan field 'stmt[%u]': ARENA after %s stmt[%d]; a plan has one ARENA, before the first PHASE or phase loop",
+                          i, seen_arena ? "the ARENA" : "the PHASE or phase loop",
+                          (seen_arena ? seen_arena : seen_phase) - 1);
+          return COLLRT_ERR_PLAN_INVALID;
+        }
+        seen_arena = (int)i + 1;
       }
       if ((s->kind == COLLRT_STMT_PHASE || s->kind == COLLRT_STMT_FOR) && !seen_phase)
         seen_phase = (int)i + 1;
@@ -669,6 +701,10 @@ collrt_status_t collrt_plan_decode_owned(uint8_t *bytes, size_t len,
   if (d->scratch_expr != COLLRT_EXPR_NONE &&
       (st = check_expr(plan, d->scratch_expr, 0, "scratch_expr", &plan->uses_topology, &uses_table, diag)))
     goto fail;
+  /* whether buffer ARENA, NOTIFY and AWAIT are allowed: the ARENA is top
+   * level (check_body checks where it stands and that bodies fit) */
+  for (unsigned i = 0; i < d->nstmts; i += 1u + plan->stmts[i].body)
+    plan->has_arena |= plan->stmts[i].kind == COLLRT_STMT_ARENA;
   body_ctx_t top = {.in_phase = 0, .in_phase_loop = 0, .in_exchange = 0, .xfer = -1};
   if ((st = check_body(plan, 0, d->nstmts, top, 0, diag)))
     goto fail;

@@ -16,6 +16,7 @@ struct collrt_plan {
   uint8_t *exprs;
   int uses_topology; /* some expression uses DIM, COORD or RANK_AT */
   int has_exchange;  /* the program has an EXCHANGE statement */
+  int has_arena;     /* the program has an ARENA statement (top level) */
 };
 
 uint32_t collrt_crc32(const uint8_t *p, size_t n);

@@ -66,3 +66,27 @@ void collrt_region_pairs(const collrt_region_t *src, const collrt_region_t *dst,
     len -= n;
   }
 }
+
+static int region_uses_arena(const collrt_region_t *r) {
+  if (!r->nsegs)
+    return r->whole.buf == COLLRT_BUF_ARENA;
+  for (uint32_t k = 0; k < r->nsegs; ++k)
+    if (r->segs[k].buf == COLLRT_BUF_ARENA)
+      return 1;
+  return 0;
+}
+
+int collrt_step_uses_arena(const collrt_steps_t *ss, const collrt_step_t *s) {
+  if (collrt_step_is_signal(s->kind))
+    return 1;
+  collrt_region_t r;
+  if (s->kind != COLLRT_STEP_RECV) {
+    collrt_step_source(ss, s, &r);
+    if (region_uses_arena(&r))
+      return 1;
+  }
+  if (s->kind == COLLRT_STEP_SEND)
+    return 0;
+  collrt_step_dest(ss, s, &r);
+  return region_uses_arena(&r);
+}

@@ -141,14 +141,14 @@ static void doorbell_free(uint64_t bell) {
   if (bell)
     sg_sem_destroy((sg_sem_t)(uintptr_t)bell);
 }
-static void ring(uint64_t bell) {
+void collrt_ring(uint64_t bell) {
   if (bell)
     sg_sem_release((sg_sem_t)(uintptr_t)bell);
 }
 #else
 static uint64_t doorbell_new(void) { return 0; }
 static void doorbell_free(uint64_t bell) { (void)bell; }
-static void ring(uint64_t bell) { (void)bell; }
+void collrt_ring(uint64_t bell) { (void)bell; }
 static int win_allocate(collrt_node_t *n, MPI_Aint bytes) {
   MPI_Info info;
   MPI_Info_create(&info);
@@ -202,7 +202,7 @@ typedef struct shm_header {
   int64_t pid;
   uint64_t base[COLLRT_BUF_COUNT_]; /* the owner's buffers (rebind rewrites) */
   uint64_t ndesc, nsegs;
-  uint64_t doorbell; /* SMPI: the owner's semaphore (see ring()); else 0 */
+  uint64_t doorbell; /* SMPI: the owner's semaphore (see collrt_ring()); else 0 */
 } shm_header_t;
 
 struct collrt_shm_desc {
@@ -327,7 +327,7 @@ static void publish(collrt_coll_t *c, const keyed_t *sends, size_t nsend, const 
   shm_header_t *h = header(c->node.mine);
   h->magic = SHM_MAGIC;
   h->self = (uint64_t)(uintptr_t)h;
-  h->doorbell = doorbell_new();
+  h->doorbell = collrt_node_bell(&c->node);
   h->pid = process_id();
   h->ndesc = nsend;
   publish_buffers(c);
@@ -412,8 +412,6 @@ static collrt_status_t match(collrt_coll_t *c, const keyed_t *r, uint64_t ordina
 }
 
 void collrt_shm_free(collrt_node_t *n) {
-  if (n->mine)
-    doorbell_free(header(n->mine)->doorbell);
   win_release(n);
   n->win = MPI_WIN_NULL;
   n->mine = NULL;
@@ -647,7 +645,7 @@ void collrt_shm_issue(collrt_coll_t *c, uint32_t i) {
     atomic_store_explicit(&n->desc[i]->posted, n->epoch, memory_order_release);
   if (c->steps.steps[i].kind == COLLRT_STEP_SEND && !n->desc[i]->slot) {
     atomic_store_explicit(&n->desc[i]->ready, n->epoch, memory_order_release);
-    ring(header(n->peer[local_index(n, c->steps.steps[i].peer)])->doorbell);
+    collrt_ring(header(n->peer[local_index(n, c->steps.steps[i].peer)])->doorbell);
   }
   n->pending[n->npending++] = i;
 }
@@ -853,7 +851,7 @@ static int eager_send(collrt_coll_t *c, const collrt_step_t *s, collrt_shm_desc_
     return 0;
   eager_copy(c, s, (uint8_t *)n->mine + d->slot, 1);
   atomic_store_explicit(&d->ready, n->epoch, memory_order_release);
-  ring(header(n->peer[local_index(n, s->peer)])->doorbell);
+  collrt_ring(header(n->peer[local_index(n, s->peer)])->doorbell);
   return 1;
 }
 
@@ -864,7 +862,7 @@ static int eager_receive(collrt_coll_t *c, const collrt_step_t *s, collrt_shm_de
     return 0;
   eager_copy(c, s, (uint8_t *)w + d->slot, 0);
   atomic_store_explicit(&d->done, n->epoch, memory_order_release);
-  ring(header(w)->doorbell);
+  collrt_ring(header(w)->doorbell);
   return 1;
 }
 
@@ -899,7 +897,7 @@ static collrt_status_t receive(collrt_coll_t *c, const collrt_step_t *s, collrt_
     if (chunks_of(d) > 1)
       d->alone = d->pulled == (int64_t)chunks_of(d) ? d->alone + 1 : 0;
     atomic_store_explicit(&d->done, n->epoch, memory_order_release);
-    ring(header(n->peer[local_index(n, s->peer)])->doorbell);
+    collrt_ring(header(n->peer[local_index(n, s->peer)])->doorbell);
   }
   return COLLRT_OK;
 }
@@ -930,7 +928,7 @@ static collrt_status_t help(collrt_coll_t *c, int *moved, collrt_diag_t *diag) {
     collrt_status_t st = claim_chunk(c, s, d, &none, diag);
     if (st || !none) {
       *moved = 1;
-      ring(header(n->peer[local_index(n, s->peer)])->doorbell);
+      collrt_ring(header(n->peer[local_index(n, s->peer)])->doorbell);
       return st;
     }
   }
@@ -986,6 +984,17 @@ void collrt_shm_abandon(collrt_coll_t *c) {
   n->npending = 0;
 }
 
+uint64_t collrt_node_bell(collrt_node_t *n) {
+  if (!n->bell)
+    n->bell = doorbell_new();
+  return n->bell;
+}
+
+void collrt_node_bell_free(collrt_node_t *n) {
+  doorbell_free(n->bell);
+  n->bell = 0;
+}
+
 void collrt_shm_idle(collrt_coll_t *c) {
 #ifdef COLLRT_SMPI
   /* a waiting rank must let simulated time pass, or the clock stops while
@@ -994,7 +1003,7 @@ void collrt_shm_idle(collrt_coll_t *c) {
    * with MPI requests too, it wakes for either, polling MPI every 0.2 us
    * (SimGrid skips waits shorter than its precision, 1e-7 s in bench/smpi:
    * a 0.1 us sleep took no time and a leader's cores spun at one date). */
-  sg_sem_t bell = (sg_sem_t)(uintptr_t)header(c->node.mine)->doorbell;
+  sg_sem_t bell = (sg_sem_t)(uintptr_t)collrt_node_bell(&c->node);
   if (!c->nactive && !c->ncopying)
     sg_sem_acquire(bell);
   else

@@ -13,7 +13,13 @@
  * it is the n-th windowed transfer); a message completes at
  * max(issue of send, issue of recv) + alpha + len * beta, a copy at
  * issue + len * gamma. Links are not shared (no contention); the makespan is
- * the latest completion over all ranks. */
+ * the latest completion over all ranks.
+ *
+ * The node arena (plan_format.h): the ranks r / ranks_per_node share one
+ * label array and its counters; a NOTIFY completes when issued, an AWAIT
+ * once its counter has every NOTIFY of the node (at the latest of them).
+ * One run only: the rule that runs do not overlap on the arena is the
+ * engine's, and cannot be broken by a plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,16 @@ typedef struct sim_rank {
   double *ctimes;    /* per queue (fq.qbegin offsets): completion times */
   int queued;
 } sim_rank_t;
+
+/* The node arena of ranks [first, first + n). */
+typedef struct sim_node {
+  int first, n;
+  uint64_t *label;       /* the arena's bytes */
+  int64_t ncounters;
+  uint64_t *notified;    /* per counter: NOTIFYs executed */
+  uint64_t *expected;    /* per counter: NOTIFYs the node's programs hold */
+  double *last;          /* per counter: time of the latest NOTIFY */
+} sim_node_t;
 
 typedef struct match_rec {
   int src, dst;
@@ -76,6 +92,8 @@ typedef struct sim {
   size_t *partner;  /* global step -> matched global step (SIZE_MAX: none) */
   int *work;
   size_t whead, wcount;
+  sim_node_t *nodes; /* NULL: the plan has no arena */
+  int nnodes, rpn;
   collrt_sim_result_t res;
   collrt_diag_t *diag;
 } sim_t;
@@ -92,6 +110,9 @@ static void describe(const sim_t *s, size_t g, char *buf, size_t n) {
   const collrt_step_t *st = gstep(s, g, &r);
   if (st->kind == COLLRT_STEP_COPY)
     snprintf(buf, n, "copy %lldB (fifo %u, stmt %u)", (long long)st->len, st->fifo, st->stmt);
+  else if (collrt_step_is_signal(st->kind))
+    snprintf(buf, n, "%s counter %d (fifo %u, stmt %u)",
+             st->kind == COLLRT_STEP_NOTIFY ? "notify" : "await", st->peer, st->fifo, st->stmt);
   else
     snprintf(buf, n, "%s%d %lldB (fifo %u, tag %d, stmt %u)",
              st->kind == COLLRT_STEP_SEND ? "send->" : "recv<-", st->peer,
@@ -249,13 +270,46 @@ static int queue_index(const collrt_step_t *st) {
 static void finish(sim_t *s, sim_rank_t *r, size_t i, double t) {
   const collrt_step_t *st = &r->steps.steps[i];
   r->done_t[i] = t;
-  if (st->kind != COLLRT_STEP_COPY) {
+  if (collrt_step_is_message(st->kind)) {
     int q = queue_index(st);
     r->ctimes[r->fq.qbegin[q] + r->queue_completed[q]++] = t;
   }
   if (t > s->res.model_time_us)
     s->res.model_time_us = t;
   collrt_fq_complete(&r->fq, i);
+}
+
+/* An AWAIT completes once its counter has every NOTIFY of the node. */
+static int counter_full(const sim_node_t *nd, int32_t c) {
+  return nd->notified[c] == nd->expected[c];
+}
+
+static void signal_step(sim_t *s, int p, size_t i, double t) {
+  sim_rank_t *r = &s->r[p];
+  const collrt_step_t *st = &r->steps.steps[i];
+  sim_node_t *nd = &s->nodes[p / s->rpn];
+  int32_t c = st->peer;
+  if (st->kind == COLLRT_STEP_AWAIT) {
+    if (counter_full(nd, c))
+      finish(s, r, i, t > nd->last[c] ? t : nd->last[c]);
+    return; /* stays issued: the last NOTIFY completes it */
+  }
+  finish(s, r, i, t);
+  ++nd->notified[c];
+  if (t > nd->last[c])
+    nd->last[c] = t;
+  if (!counter_full(nd, c))
+    return;
+  for (int q = nd->first; q < nd->first + nd->n; ++q) {
+    sim_rank_t *w = &s->r[q];
+    for (size_t k = 0; k < w->steps.count; ++k) {
+      const collrt_step_t *a = &w->steps.steps[k];
+      if (a->kind == COLLRT_STEP_AWAIT && a->peer == c && w->fq.state[k] == COLLRT_FQ_ISSUED) {
+        finish(s, w, k, w->issue_t[k] > nd->last[c] ? w->issue_t[k] : nd->last[c]);
+        push_work(s, q);
+      }
+    }
+  }
 }
 
 static void issue(sim_t *s, int p, size_t i) {
@@ -270,7 +324,7 @@ static void issue(sim_t *s, int p, size_t i) {
       t = dt;
   }
   uint32_t depth = r->fq.depth[q];
-  if (st->kind != COLLRT_STEP_COPY) {
+  if (collrt_step_is_message(st->kind)) {
     uint32_t n = r->queue_issued[q]++;
     if (depth && n >= depth) {
       double w = r->ctimes[r->fq.qbegin[q] + (n - depth)];
@@ -280,6 +334,10 @@ static void issue(sim_t *s, int p, size_t i) {
   }
   r->issue_t[i] = t;
   r->queue_last[q] = t;
+  if (collrt_step_is_signal(st->kind)) {
+    signal_step(s, p, i, t);
+    return;
+  }
   if (st->kind == COLLRT_STEP_COPY) {
     move_bytes(s, p, st, p, st);
     s->res.copy_bytes += (uint64_t)st->len;
@@ -321,7 +379,16 @@ static collrt_status_t report_deadlock(sim_t *s) {
     while (r->fq.state[i] == COLLRT_FQ_DONE)
       ++i;
     describe(s, r->base + i, d1, sizeof d1);
-    const char *why = r->fq.state[i] == COLLRT_FQ_ISSUED ? "issued, its partner is not" : "not issued";
+    const collrt_step_t *at = &r->steps.steps[i];
+    char awaiting[80];
+    if (at->kind == COLLRT_STEP_AWAIT && s->nodes) {
+      const sim_node_t *nd = &s->nodes[p / s->rpn];
+      snprintf(awaiting, sizeof awaiting, "issued, %llu of the node's %llu NOTIFYs of its counter done",
+               (unsigned long long)nd->notified[at->peer], (unsigned long long)nd->expected[at->peer]);
+    }
+    const char *why = r->fq.state[i] != COLLRT_FQ_ISSUED ? "not issued"
+                      : at->kind == COLLRT_STEP_AWAIT && s->nodes ? awaiting
+                                                                  : "issued, its partner is not";
     n += (size_t)snprintf(msg + n, n < sizeof msg ? sizeof msg - n : 0, "%srank %d at %s [%s]",
                           shown ? "; " : "", p, d1, why);
     if (n >= sizeof msg)
@@ -396,6 +463,67 @@ static collrt_status_t exchange(sim_t *s) {
   return st;
 }
 
+/* The node arenas, once every rank is expanded: the node's ranks must agree
+ * on its size (bind checks the same over MPI), and each AWAIT waits for
+ * the NOTIFYs of its counter that the node's programs hold. */
+static collrt_status_t build_nodes(sim_t *s) {
+  if (!s->P || !s->r[0].steps.has_arena)
+    return COLLRT_OK;
+  s->rpn = (int)s->d->ranks_per_node;
+  s->nnodes = (s->P + s->rpn - 1) / s->rpn;
+  s->nodes = calloc((size_t)s->nnodes, sizeof *s->nodes);
+  if (!s->nodes)
+    return COLLRT_ERR_NOMEM;
+  for (int k = 0; k < s->nnodes; ++k) {
+    sim_node_t *nd = &s->nodes[k];
+    nd->first = k * s->rpn;
+    nd->n = s->P - nd->first < s->rpn ? s->P - nd->first : s->rpn;
+    const collrt_steps_t *a = &s->r[nd->first].steps;
+    for (int q = nd->first + 1; q < nd->first + nd->n; ++q) {
+      const collrt_steps_t *b = &s->r[q].steps;
+      if (b->arena_bytes != a->arena_bytes || b->arena_counters != a->arena_counters) {
+        collrt_diag_set(s->diag, "ranks %d and %d share a node but disagree on its ARENA: %lld bytes and %lld counters against %lld and %lld",
+                        nd->first, q, (long long)a->arena_bytes, (long long)a->arena_counters,
+                        (long long)b->arena_bytes, (long long)b->arena_counters);
+        return COLLRT_ERR_COUNTS;
+      }
+    }
+    nd->ncounters = a->arena_counters;
+    nd->label = calloc((size_t)a->arena_bytes + 1, sizeof *nd->label);
+    nd->notified = calloc((size_t)nd->ncounters + 1, sizeof *nd->notified);
+    nd->expected = calloc((size_t)nd->ncounters + 1, sizeof *nd->expected);
+    nd->last = calloc((size_t)nd->ncounters + 1, sizeof *nd->last);
+    if (!nd->label || !nd->notified || !nd->expected || !nd->last) {
+      collrt_diag_set(s->diag, "cannot allocate the %lld-byte arena of node %d", (long long)a->arena_bytes, k);
+      return COLLRT_ERR_NOMEM;
+    }
+    for (int q = nd->first; q < nd->first + nd->n; ++q)
+      for (size_t i = 0; i < s->r[q].steps.count; ++i)
+        if (s->r[q].steps.steps[i].kind == COLLRT_STEP_NOTIFY)
+          ++nd->expected[s->r[q].steps.steps[i].peer];
+  }
+  return COLLRT_OK;
+}
+
+static collrt_status_t check_arena_hazards(sim_t *s) {
+  if (!s->nodes)
+    return COLLRT_OK;
+  const collrt_steps_t **ss = malloc((size_t)s->rpn * sizeof *ss);
+  int *ranks = malloc((size_t)s->rpn * sizeof *ranks);
+  collrt_status_t st = ss && ranks ? COLLRT_OK : COLLRT_ERR_NOMEM;
+  for (int k = 0; k < s->nnodes && !st; ++k) {
+    const sim_node_t *nd = &s->nodes[k];
+    for (int j = 0; j < nd->n; ++j) {
+      ss[j] = &s->r[nd->first + j].steps;
+      ranks[j] = nd->first + j;
+    }
+    st = collrt_check_arena_hazards(ss, ranks, nd->n, s->diag);
+  }
+  free(ss);
+  free(ranks);
+  return st;
+}
+
 collrt_status_t collrt_simulate(const collrt_plan_t *plan,
                                 const collrt_sim_input_t *input,
                                 collrt_sim_result_t *out, collrt_diag_t *diag) {
@@ -443,6 +571,8 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
     if (s.r[p].steps.count > s.res.max_steps)
       s.res.max_steps = s.r[p].steps.count;
   }
+  if ((st = build_nodes(&s)))
+    goto out;
   s.owner = malloc((s.total + 1) * sizeof *s.owner);
   s.partner = malloc((s.total + 1) * sizeof *s.partner);
   if (!s.owner || !s.partner) {
@@ -467,8 +597,10 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
     r->queue_issued = calloc((size_t)nq, sizeof(uint32_t));
     r->queue_completed = calloc((size_t)nq, sizeof(uint32_t));
     int64_t bytes[COLLRT_BUF_COUNT_] = {r->in.send_bytes, r->in.recv_bytes, r->steps.scratch_bytes};
-    for (int b = 0; b < COLLRT_BUF_COUNT_; ++b)
+    for (int b = 0; b < COLLRT_BUF_ARENA; ++b)
       r->label[b] = calloc((size_t)bytes[b] + 1, sizeof(uint64_t));
+    if (s.nodes)
+      r->label[COLLRT_BUF_ARENA] = s.nodes[p / s.rpn].label;
     if (!r->issue_t || !r->done_t || !r->ctimes || !r->queue_last || !r->queue_issued ||
         !r->queue_completed || !r->label[0] || !r->label[1] || !r->label[2]) {
       collrt_diag_set(diag, "cannot allocate simulation state for rank %d", p);
@@ -501,6 +633,8 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
   for (int p = 0; p < P; ++p)
     if ((st = collrt_check_hazards(&s.r[p].steps, p, diag)))
       goto out;
+  if ((st = check_arena_hazards(&s)))
+    goto out;
   if ((st = check_result(&s)))
     goto out;
   s.res.model_time_us /= 1e6;
@@ -514,7 +648,7 @@ out:
       collrt_steps_free(&r->steps);
       if (r->fq_ready)
         collrt_fq_free(&r->fq);
-      for (int b = 0; b < COLLRT_BUF_COUNT_; ++b)
+      for (int b = 0; b < COLLRT_BUF_ARENA; ++b)
         free(r->label[b]);
       free(r->issue_t);
       free(r->done_t);
@@ -523,6 +657,13 @@ out:
       free(r->queue_issued);
       free(r->queue_completed);
     }
+  for (int k = 0; k < s.nnodes; ++k) {
+    free(s.nodes[k].label);
+    free(s.nodes[k].notified);
+    free(s.nodes[k].expected);
+    free(s.nodes[k].last);
+  }
+  free(s.nodes);
   free(s.r);
   free(s.work);
   free(s.owner);

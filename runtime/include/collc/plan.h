@@ -56,7 +56,18 @@ typedef enum collrt_step_kind {
   COLLRT_STEP_SEND = 1,
   COLLRT_STEP_RECV = 2,
   COLLRT_STEP_COPY = 3,
+  COLLRT_STEP_NOTIFY = 4, /* `peer` is the arena counter; len 0 */
+  COLLRT_STEP_AWAIT = 5,  /* likewise */
 } collrt_step_kind_t;
+
+/* SEND and RECV take a FIFO window slot and a message; the other kinds are
+ * local (COPY) or node-local (NOTIFY, AWAIT). */
+static inline int collrt_step_is_message(uint8_t kind) {
+  return kind == COLLRT_STEP_SEND || kind == COLLRT_STEP_RECV;
+}
+static inline int collrt_step_is_signal(uint8_t kind) {
+  return kind == COLLRT_STEP_NOTIFY || kind == COLLRT_STEP_AWAIT;
+}
 
 /* One contiguous piece of a gathered transfer. */
 typedef struct collrt_seg {
@@ -73,7 +84,8 @@ typedef struct collrt_step {
   uint8_t buf;      /* SEND/COPY: source buffer; RECV: destination (unless gathered) */
   uint8_t dst_buf;  /* COPY only (unless its destination is gathered) */
   int32_t peer;     /* SEND/RECV */
-  int32_t len;      /* 1 .. INT_MAX (zero-length transfers produce no step) */
+  int32_t len;      /* 1 .. INT_MAX (zero-length transfers produce no step);
+                       0 for NOTIFY and AWAIT */
   int16_t tag;      /* SEND/RECV, 0 <= tag <= 32767 */
   uint16_t stmt;    /* statement that produced it, for diagnostics */
   int64_t off;      /* offset in buf (contiguous side) */
@@ -133,7 +145,14 @@ typedef struct collrt_steps {
   collrt_seg_t *segs; /* segment lists of gathered steps */
   size_t nsegs;
   int64_t scratch_bytes;
+  int64_t arena_bytes;    /* the ARENA statement's, or 0 */
+  int64_t arena_counters; /* 0: the plan has no arena */
+  int has_arena;          /* the plan has an ARENA statement */
 } collrt_steps_t;
+
+/* 1 if step `s` takes part in the node arena (plan_format.h, "Node arena"):
+ * it reads or writes ARENA bytes, or is a NOTIFY or AWAIT. */
+int collrt_step_uses_arena(const collrt_steps_t *steps, const collrt_step_t *s);
 
 /* The bytes one side of a step touches: its segments, or one contiguous
  * piece (`whole`). The source of a SEND or COPY, the destination of a RECV

@@ -1,4 +1,4 @@
-/* collc plan format, version 3: the one definition shared by the compiler
+/* collc plan format, version 4: the one definition shared by the compiler
  * (which encodes plans) and the runtime (which decodes, validates, expands
  * and executes them).
  *
@@ -61,10 +61,11 @@
  *   expr       := instr* END                  postfix over an int64 stack
  *   instr      := opcode(u8) immediate*       see collrt_expr_op_t
  *
- * Statements form a tree in pre-order: a PHASE, FOR, IF or transfer (SEND,
- * RECV, COPY) statement is followed by `body` statements that make up its
+ * Statements form a tree in pre-order: a PHASE, FOR, IF or transfer
+ * statement is followed by `body` statements that make up its
  * body (nested bodies counted in full). The top level is a sequence of
- * EXCHANGE, PHASE, LET and FOR statements; transfers occur only inside a
+ * EXCHANGE, ARENA, PHASE, LET and FOR statements; transfers (SEND, RECV,
+ * COPY, NOTIFY, AWAIT) occur only inside a
  * PHASE, and phases do not nest. A FOR outside phases is a phase loop: its
  * body holds only PHASE, LET and FOR (more phase loops), so one phase body
  * can serve several FIFOs (e.g. one per part of a message, each part
@@ -100,6 +101,13 @@
  *   DEP    wait_event = id+1, e4, e5 = index: one more event the enclosing
  *          transfer waits on (a join).
  *   EXCHANGE                               the bind-time exchange (below)
+ *   ARENA  e0 = bytes, e1 = counters       the node's arena (below): at most
+ *                                          one, top level, after every
+ *                                          EXCHANGE, before the first PHASE
+ *   NOTIFY e0 = counter                    adds one to an arena counter
+ *   AWAIT  e0 = counter                    completes once the node's ranks
+ *                                          executed every NOTIFY of the
+ *                                          counter that this run has
  *   PUT    slot = table, e0 = peer, e1 = index, e2 = value: tells rank
  *          `peer` the value of entry `index` of this rank's table `slot`.
  *
@@ -150,8 +158,8 @@
  *
  * Every expression slot a statement does not read (by kind, order, events
  * and gathered sides) must be NONE; buffer and slot fields a kind does not
- * use must be 0. SEND reads any buffer; RECV and COPY write only RECV or
- * SCRATCH, and so do RECV segments and side-1 segments.
+ * use must be 0. SEND reads any buffer; RECV and COPY write only RECV,
+ * SCRATCH or ARENA, and so do RECV segments and side-1 segments.
  *
  * Execution model: each FIFO is a pair of queues, like a network interface's
  * injection and reception FIFOs. SENDs and COPYs enter the injection queue and
@@ -174,6 +182,30 @@
  * (e.g. a COPY packing scratch and a SEND of the packed bytes with no wait
  * between them) and the verifier rejects it, naming both statements.
  *
+ * Node arena (seed 004's "collect into shared memory"; version 4). The
+ * ranks of one node (r / ranks_per_node) share an ARENA of `bytes` bytes and
+ * `counters` counters, allocated once at bind in node shared memory; every
+ * rank of a node must evaluate the same two values (bind checks), at most
+ * 2^16 counters. Buffer ARENA names it: SEND reads it, RECV and COPY (and
+ * their written segments) write it, like RECV and SCRATCH. NOTIFY and AWAIT
+ * are transfers that move no data: they wait on events, signal them, and
+ * sit in their phase's injection queue in program order (outside the
+ * window, like COPY). NOTIFY, once issued, adds one to counter e0 and
+ * completes. AWAIT on counter c completes once every NOTIFY of c that the
+ * node's ranks execute in this run has been executed (bind sums each
+ * rank's count over the node): it happens after all of them, so e.g. a
+ * leader's sends out of the arena AWAIT the NOTIFY each core makes after
+ * its COPY into it. Ordering: two accesses to overlapping arena bytes, by
+ * any ranks of the node, at least one a write, must be ordered by a chain
+ * of waits and NOTIFY -> AWAIT edges, or the verifier rejects the plan as
+ * a race naming both ranks and statements. Runs never overlap on the
+ * arena: a rank's arena steps (those touching ARENA, NOTIFY, AWAIT) of run
+ * e + 1 start only once every rank of the node has completed run e, so the
+ * counters never mix runs and run e + 1 never overwrites bytes run e still
+ * reads. Memory order: NOTIFY is a release increment, AWAIT an acquire load
+ * of the counter (C11 atomics in the shared window, which MPI-3's unified
+ * model makes coherent between the node's processes).
+ *
  * A plan whose expressions use the topology (DIM, COORD, RANK_AT) only runs on
  * a communicator of exactly prod(shape) * ranks_per_node ranks; any other plan
  * is defined for every communicator size. Rank r lives on node
@@ -192,7 +224,7 @@ extern "C" {
 #endif
 
 #define COLLRT_PLAN_MAGIC "COLLPLAN"
-#define COLLRT_PLAN_FORMAT_VERSION 3
+#define COLLRT_PLAN_FORMAT_VERSION 4
 #define COLLRT_PLAN_HEADER_BYTES 80
 #define COLLRT_PLAN_FIFO_BYTES 4
 #define COLLRT_PLAN_STMT_MAX_BYTES 26 /* 3 + 5 fields + body + 8 expressions */
@@ -261,7 +293,12 @@ typedef enum collrt_stmt_kind {
   COLLRT_STMT_DEP = 9,
   COLLRT_STMT_EXCHANGE = 10,
   COLLRT_STMT_PUT = 11,
+  COLLRT_STMT_ARENA = 12,
+  COLLRT_STMT_NOTIFY = 13,
+  COLLRT_STMT_AWAIT = 14,
 } collrt_stmt_kind_t;
+
+#define COLLRT_MAX_ARENA_COUNTERS 65536
 
 /* Transfer `slot` bits: which sides are gathered from SEG statements. */
 enum { COLLRT_GATHER_SRC = 0x1u, COLLRT_GATHER_DST = 0x2u };
@@ -279,7 +316,8 @@ typedef enum collrt_buffer {
   COLLRT_BUF_SEND = 0,
   COLLRT_BUF_RECV = 1,
   COLLRT_BUF_SCRATCH = 2, /* per-rank, scratch_expr bytes, allocated at bind */
-  COLLRT_BUF_COUNT_ = 3,
+  COLLRT_BUF_ARENA = 3,   /* per node, the ARENA statement's bytes (shared) */
+  COLLRT_BUF_COUNT_ = 4,
 } collrt_buffer_t;
 
 /* Expression slots of a statement (stmt.expr[i]). */
@@ -293,6 +331,7 @@ enum {
   COLLRT_E_SIGNAL_I = 6, COLLRT_E_SIGNAL_J = 7,
   COLLRT_E_SEG_OFF = 0, COLLRT_E_SEG_LEN = 1,
   COLLRT_E_PUT_INDEX = 1, COLLRT_E_PUT_VALUE = 2,
+  COLLRT_E_ARENA_BYTES = 0, COLLRT_E_ARENA_COUNTERS = 1, COLLRT_E_COUNTER = 0,
 };
 
 /* Expression instructions. Immediates follow the opcode byte. "pop" reads
