@@ -10,7 +10,8 @@ include "mlir/IR/EnumAttr.td"
 def Sched_Buffer : I32EnumAttr<"Buffer", "a buffer a transfer reads or writes", [
   I32EnumAttrCase<"sendbuf", 0>,
   I32EnumAttrCase<"recvbuf", 1>,
-  I32EnumAttrCase<"scratch", 2>
+  I32EnumAttrCase<"scratch", 2>,
+  I32EnumAttrCase<"arena", 3>
 ]> {
   let cppNamespace = "::collc::sched";
 }

@@ -48,10 +48,22 @@ LogicalResult PlanOp::verify() {
     if (!seen.insert(name.getValue()).second)
       return emitOpError("(P2) event '") << name.getValue()
                                          << "' is declared twice";
-  Operation *firstPhase = nullptr;
+  Operation *firstPhase = nullptr, *arena = nullptr;
   for (Operation &op : getBody().front()) {
     if (isa<PhaseOp, ForOp>(op) && !firstPhase)
       firstPhase = &op;
+    if (isa<ArenaOp>(op) && firstPhase)
+      return op.emitOpError("(N1) comes after a phase; the arena is declared "
+                            "before the first phase")
+                 .attachNote(firstPhase->getLoc())
+             << "the first phase";
+    if (isa<ExchangeOp>(op) && arena)
+      return op.emitOpError("(N1) comes after the sched.arena; the arena is "
+                            "declared after every exchange")
+                 .attachNote(arena->getLoc())
+             << "the arena";
+    if (isa<ArenaOp>(op))
+      arena = &op;
     if (isa<ExchangeOp>(op) && firstPhase)
       return op.emitOpError("(P3) comes after a phase; every sched.exchange "
                             "runs before the program, so it precedes the "
@@ -63,12 +75,12 @@ LogicalResult PlanOp::verify() {
         return failure();
       continue;
     }
-    if (isa<PhaseOp, ScratchOp, ExchangeOp>(op) ||
+    if (isa<PhaseOp, ScratchOp, ExchangeOp, ArenaOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>() || isPure(&op))
       continue;
     return op.emitOpError("(P3) cannot appear directly in a plan; only "
-                          "exchanges, phases, phase loops, sched.scratch and "
-                          "expressions can")
+                          "exchanges, phases, phase loops, sched.scratch, "
+                          "sched.arena and expressions can")
                .attachNote(getLoc())
            << "in this plan";
   }
@@ -93,6 +105,19 @@ LogicalResult ScratchOp::verify() {
       *plan.getBody().front().getOps<ScratchOp>().begin() != *this)
     return emitOpError("(S1) a plan declares its scratch buffer at most once");
   return success();
+}
+
+LogicalResult ArenaOp::verify() {
+  auto plan = dyn_cast<PlanOp>((*this)->getParentOp());
+  if (!plan)
+    return emitOpError("(N1) must be directly inside a sched.plan");
+  if (*plan.getBody().front().getOps<ArenaOp>().begin() != *this)
+    return emitOpError("(N1) a plan declares its arena at most once");
+  return success();
+}
+
+static bool hasArena(PlanOp plan) {
+  return !plan.getBody().front().getOps<ArenaOp>().empty();
 }
 
 LogicalResult PhaseOp::verify() {
@@ -244,7 +269,7 @@ static LogicalResult verifyEventRef(Operation *op, PlanOp plan,
 }
 
 static bool isTransfer(Operation *op) {
-  return isa<SendOp, RecvOp, CopyOp>(op);
+  return isa<SendOp, RecvOp, CopyOp, NotifyOp, AwaitOp>(op);
 }
 
 /// Constraints X1-X7 shared by send, recv and copy. A side is gathered when
@@ -261,10 +286,11 @@ verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
   if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
       failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
     return failure();
-  bool anyGathered = false, usesScratch = false;
+  bool anyGathered = false, usesScratch = false, usesArena = false;
   for (auto [buffer, offset] : sides) {
     anyGathered |= !buffer;
     usesScratch |= buffer == Buffer::scratch;
+    usesArena |= buffer == Buffer::arena;
     if (static_cast<bool>(buffer) != static_cast<bool>(offset))
       return op->emitOpError("(X6) a side has ")
              << (buffer ? "a buffer but no offset" : "an offset but no buffer");
@@ -276,7 +302,7 @@ verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
                            : "a contiguous transfer needs a length");
   if (written && *written == Buffer::sendbuf)
     return op->emitOpError("(X7) writes the send buffer; receives and "
-                           "copies write recvbuf or scratch");
+                           "copies write recvbuf, scratch or arena");
   Region &body = op->getRegion(0);
   if (!body.empty()) {
     for (Operation &inner : body.front()) {
@@ -291,6 +317,8 @@ verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
       }
       usesScratch |= isa<SegmentOp>(inner) &&
                      cast<SegmentOp>(inner).getBuffer() == Buffer::scratch;
+      usesArena |= isa<SegmentOp>(inner) &&
+                   cast<SegmentOp>(inner).getBuffer() == Buffer::arena;
       return WalkResult::advance();
     });
     if (nested.wasInterrupted())
@@ -299,7 +327,43 @@ verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
   if (usesScratch && plan.getBody().front().getOps<ScratchOp>().empty())
     return op->emitOpError("(X4) uses the scratch buffer but the plan has "
                            "no sched.scratch");
+  if (usesArena && !hasArena(plan))
+    return op->emitOpError("(X8) uses the arena buffer but the plan has no "
+                           "sched.arena");
   return success();
+}
+
+/// sched.notify and sched.await: transfers that move no data.
+static LogicalResult verifySignal(Operation *op, std::optional<StringRef> waitEvent,
+                                  size_t numWaitIndices,
+                                  std::optional<StringRef> signalEvent,
+                                  size_t numSignalIndices) {
+  if (!op->getParentOfType<PhaseOp>())
+    return op->emitOpError("(X1) must be inside a sched.phase");
+  auto plan = op->getParentOfType<PlanOp>();
+  if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
+      failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
+    return failure();
+  Region &body = op->getRegion(0);
+  if (!body.empty())
+    for (Operation &inner : body.front())
+      if (!isa<ForOp, IfOp, AfterOp>(inner) && !isPure(&inner))
+        return inner.emitOpError("(X5) cannot appear in the body of a "
+                                 "sched.notify or sched.await");
+  if (!hasArena(plan))
+    return op->emitOpError("(X8) counts on the node arena but the plan has "
+                           "no sched.arena");
+  return success();
+}
+
+LogicalResult NotifyOp::verify() {
+  return verifySignal(*this, getWaitEvent(), getWaitIndex().size(), getSignalEvent(),
+                      getSignalIndex().size());
+}
+
+LogicalResult AwaitOp::verify() {
+  return verifySignal(*this, getWaitEvent(), getWaitIndex().size(), getSignalEvent(),
+                      getSignalIndex().size());
 }
 
 LogicalResult SendOp::verify() {
@@ -342,6 +406,8 @@ LogicalResult SegmentOp::verify() {
                        "sched.recv or sched.copy");
   bool gathered;
   bool writes = getDst() || isa<RecvOp>(transfer);
+  if (isa<NotifyOp, AwaitOp>(transfer))
+    return emitOpError("(G1) a sched.notify or sched.await moves no data");
   if (auto copy = dyn_cast<CopyOp>(transfer))
     gathered = getDst() ? !copy.getDstBuffer() : !copy.getSrcBuffer();
   else if (getDst())
@@ -355,7 +421,7 @@ LogicalResult SegmentOp::verify() {
                        "side (it names a buffer)");
   if (writes && getBuffer() == Buffer::sendbuf)
     return emitOpError("(G2) the transfer writes this segment, so it must be "
-                       "recvbuf or scratch");
+                       "recvbuf, scratch or arena");
   return success();
 }
 

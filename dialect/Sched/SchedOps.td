@@ -55,6 +55,24 @@ def Sched_ScratchOp : Sched_Op<"scratch"> {
   let hasVerifier = 1;
 }
 
+// (N1) directly inside sched.plan, at most once, after every sched.exchange
+// and before the first phase.
+def Sched_ArenaOp : Sched_Op<"arena"> {
+  let summary = "declares the node arena: bytes and counters the ranks of a node share";
+  let description = [{
+    `sched.arena %bytes counters %n` allocates, once per bind, `%bytes`
+    bytes of node shared memory (buffer `arena`) and `%n` counters for the
+    ranks r / ranks_per_node of each node; every rank of a node must
+    compute the same values. `sched.notify %c` adds one to counter %c;
+    `sched.await %c` completes once every notify of %c by the node's ranks
+    in this run has happened. Runs never overlap on the arena (plan format
+    4, "Node arena").
+  }];
+  let arguments = (ins Index:$bytes, Index:$counters);
+  let assemblyFormat = "$bytes `counters` $counters attr-dict";
+  let hasVerifier = 1;
+}
+
 // (PH1) directly inside sched.plan, or in a phase loop (sched.for ops
 // directly inside sched.plan, nested); (PH2) 0 <= fifo < size(plan.fifos);
 // (PH3) an offset only in a phase loop.
@@ -139,7 +157,8 @@ def Sched_IfOp : Sched_Op<"if", [SingleBlock, NoTerminator]> {
 // sched.segment, sched.after and expressions; (X6) a side without a buffer is
 // gathered from the body's segments and has no offset; a contiguous side has
 // one; the length is given exactly when no side is gathered; (X7) sched.recv
-// and sched.copy write recvbuf or scratch.
+// and sched.copy write recvbuf, scratch or arena; (X8) the arena buffer needs
+// a sched.arena in the plan.
 class Sched_TransferOp<string mnemonic, dag extraArgs, string fmt>
     : Sched_Op<mnemonic, [AttrSizedOperandSegments, SingleBlock, NoTerminator]> {
   let arguments = !con(extraArgs, (ins
@@ -181,9 +200,19 @@ def Sched_CopyOp : Sched_TransferOp<"copy",
                 "segments when a side is gathered)";
 }
 
+// (X1)-(X3) and (X5) as for transfers, but the body holds no segments;
+// (X8) the plan has a sched.arena.
+def Sched_NotifyOp : Sched_TransferOp<"notify", (ins Index:$counter), "$counter"> {
+  let summary = "adds one to a counter of the node arena once its waits are satisfied";
+}
+
+def Sched_AwaitOp : Sched_TransferOp<"await", (ins Index:$counter), "$counter"> {
+  let summary = "completes once every notify of the counter by the node's ranks in this run happened";
+}
+
 // (G1) inside the body of a transfer that gathers the segment's side (the
 // message or copy source; `dst`: a copy's destination); (G2) a segment the
-// transfer writes (sched.recv, `dst`) names recvbuf or scratch.
+// transfer writes (sched.recv, `dst`) names recvbuf, scratch or arena.
 def Sched_SegmentOp : Sched_Op<"segment"> {
   let summary = "one contiguous piece of the enclosing gathered transfer";
   let arguments = (ins UnitAttr:$dst, Sched_Buffer:$buffer, Index:$offset,

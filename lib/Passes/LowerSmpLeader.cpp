@@ -2,24 +2,37 @@
 //
 // On a machine of N nodes with C cores each (ranks_per_node = C, rank r on
 // node r / C), the network sees N·C ranks each sending N·C − 1 messages,
-// most of them small. Seed 002's leader-based alltoall aggregates per node:
+// most of them small. Seed 002's leader-based alltoall aggregates per node,
+// here through the node arena (plan format 4), so that only the leader
+// (local rank 0) sends messages at all:
 //
-//   gather   (FIFO 0) every core sends its whole send buffer to its node's
-//            leader (local rank 0) in one message;
-//   exchange (FIFO 1) each leader sends every other leader one message with
-//            the C·C blocks from its cores to that node's cores, as soon as
-//            its cores' buffers have arrived (a join over `gathered`);
-//   scatter  (FIFO 2) each leader sends each of its cores one message with
-//            the P blocks for it, in source order, each segment waiting for
-//            the gather or exchange message that brought it; the leader's
-//            own blocks are one gathered copy.
+//   gather   (FIFO 0) every core copies its send buffer into its row of the
+//            arena, in[c][d], then NOTIFYs counter 0 ("filled");
+//   exchange (FIFO 1) the leader AWAITs counter 0 and sends every other
+//            leader one message gathered straight out of the arena: the C·C
+//            blocks from its cores to that node's cores; it receives each
+//            node's message into out[A] of the arena;
+//   arrivals (FIFO 2) the leader NOTIFYs counter 1 + A once node A's message
+//            is in (a FIFO of its own, so that no send waits behind an
+//            arrival);
+//   scatter  (FIFO 3) every core copies its blocks from its own node out of
+//            in[*][it] once counter 0 is full, then, node by node, AWAITs
+//            counter 1 + A and copies its C blocks from out[A] (contiguous)
+//            into its receive buffer.
 //
-// N − 1 network messages per leader instead of C·(N·C − 1) per node, at the
-// price of every byte crossing the leader's memory twice (the gather and
-// scatter) and of leader memory: 2·C·P·m bytes of scratch. It pays for small
-// blocks on many cores (seed 002); the cost model weighs it. Correct for any
-// placement of ranks on nodes (it only uses point-to-point messages); fast
-// when ranks_per_node matches the machine.
+// N − 1 network messages per leader instead of C·(N·C − 1) per node, and no
+// message at all between the ranks of a node: every byte crosses node memory
+// twice (into the arena, out of it), as with the leader staging it, but with
+// no per-message matching, and the leader's C − 1 gather receives and
+// scatter sends are gone. Arena: 2·C·P·m bytes per node (the leader's scratch
+// before). The cost model weighs it (seed 002: it pays for small blocks on
+// many cores). Bind checks that ranks_per_node matches the machine (the
+// arena is shared by the ranks MPI puts on one node).
+//
+// Arena layout: in[c][d] at (c·P + d)·m (core c's block for rank d); out[A]
+// at C·P·m + A·C·C·m, in it the block from core c of node A for core c' at
+// (c'·C + c)·m, so that core c' reads its C blocks from A in one piece.
+// Counters: 0 = every core's row is in; 1 + A = node A's message is in.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
@@ -47,63 +60,39 @@ void lowerSmpLeader(coll::AlltoallOp op) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("smp-leader"));
   MLIRContext *ctx = op.getContext();
-  auto gatherFifo = sched::FifoAttr::get(ctx, 1, 0);
+  auto local = sched::FifoAttr::get(ctx, 1, 0);
   auto exchangeFifo = sched::FifoAttr::get(ctx, depth, depth);
-  auto scatterFifo = sched::FifoAttr::get(ctx, depth, 0);
-  createPlanFor(builder, op, "alltoall", "smp-leader",
-                {gatherFifo, exchangeFifo, scatterFifo}, {"gathered", "exchanged"});
+  createPlanFor(builder, op, "alltoall", "smp-leader", {local, exchangeFifo, local, local},
+                {"filled", "staged", "arrived", "landed"});
   ScheduleBuilder b(builder, op.getLoc());
   Value zero = b.c(0), one = b.c(1), r = b.rank(), p = b.size();
   Value cores = b.expr<sched::RanksPerNodeOp>();
   // nodes from the topology, so that the plan runs on exactly N·C ranks
   Value nodes = b.nodes(op.getTopology().getShape().size());
-  Value node = b.floordiv(r, cores), local = b.mod(r, cores);
+  Value node = b.floordiv(r, cores), me = b.mod(r, cores);
   Value leader = b.mul(node, cores);
-  Value isLeader = b.eq(local, zero);
+  Value isLeader = b.eq(me, zero);
   Value m = b.count(CountArray::recvcount, r);
-  // leader scratch: the gathered buffers (core l's block for rank d at
-  // (l·P + d)·m), then the exchanged blocks ((source node·C + c)·C + c')·m
-  Value gathered = b.mul(b.mul(cores, p), m);
-  builder.create<sched::ScratchOp>(
-      op.getLoc(), b.select(isLeader, b.mul(gathered, b.c(2)), zero));
-  auto gatheredAt = [&](Value core, Value dst) {
-    return b.mul(b.add(b.mul(core, p), dst), m);
+  Value rows = b.mul(b.mul(cores, p), m); // in[*][*], and out[*][*][*]
+  b.arena(b.mul(rows, b.c(2)), b.add(nodes, one));
+  auto inAt = [&](Value c, Value d) { return b.mul(b.add(b.mul(c, p), d), m); };
+  auto outAt = [&](Value from, Value cp, Value c) {
+    return b.add(rows, b.mul(b.add(b.mul(b.add(b.mul(from, cores), cp), cores), c), m));
   };
-  auto exchangedAt = [&](Value srcNode, Value c, Value cp) {
-    return b.add(gathered, b.mul(b.add(b.mul(b.add(b.mul(srcNode, cores), c), cores), cp), m));
-  };
-  /// Segment of the block from local core c of this node (0: this leader's
-  /// send buffer) for rank dst, waiting for its gather.
-  auto localBlock = [&](Value c, Value dst) {
-    {
-      OpBuilder::InsertionGuard g(builder);
-      b.ifThen(b.eq(c, zero));
-      b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, dst), m);
-    }
-    OpBuilder::InsertionGuard g(builder);
-    b.ifThen(b.ne(c, zero));
-    b.after("gathered", ValueRange{c});
-    b.segment(Buffer::scratch, gatheredAt(c, dst), m);
-  };
+  using Ev = ScheduleBuilder::EventRef;
+  Ev filled{"filled", {zero}}, staged{"staged", {zero}};
 
   b.phase("gather", 0);
   {
     OpBuilder::InsertionGuard guard(builder);
-    b.ifThen(b.ne(local, zero));
-    b.sendGathered(leader, zero);
+    b.copyWith(std::nullopt, Value(), Buffer::arena, inAt(me, zero), Value(), std::nullopt,
+               filled);
     sched::ForOp loop = b.forLoop(zero, p);
     Value d = loop.getInductionVar();
-    b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d),
-              b.count(CountArray::sendcount, d));
+    b.segment(Buffer::sendbuf, b.count(CountArray::senddispl, d), m);
   }
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    b.ifThen(isLeader);
-    sched::ForOp loop = b.forLoop(one, cores);
-    Value l = loop.getInductionVar();
-    b.recv(Buffer::scratch, gatheredAt(l, zero), b.mul(p, m), b.add(leader, l), zero,
-           ScheduleBuilder::EventRef{"gathered", {l}});
-  }
+  b.notify(zero, filled);
+  b.await(zero, staged);
 
   builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
   b.phase("exchange", 1);
@@ -116,64 +105,52 @@ void lowerSmpLeader(coll::AlltoallOp op) {
     Value fromNode = b.mod(b.sub(node, k), nodes);
     {
       OpBuilder::InsertionGuard inner(builder);
-      b.sendGathered(b.mul(toNode, cores), zero);
+      b.sendGathered(b.mul(toNode, cores), zero, staged);
+      // in the order the receiver lays them out: by its core c', then ours
       sched::ForOp blocks = b.forLoop(zero, b.mul(cores, cores));
       Value i = blocks.getInductionVar();
-      Value c = b.floordiv(i, cores), cp = b.mod(i, cores);
-      localBlock(c, b.add(b.mul(toNode, cores), cp));
+      Value cp = b.floordiv(i, cores), c = b.mod(i, cores);
+      b.segment(Buffer::arena, inAt(c, b.add(b.mul(toNode, cores), cp)), m);
     }
-    b.recv(Buffer::scratch, exchangedAt(fromNode, zero, zero), b.mul(b.mul(cores, cores), m),
-           b.mul(fromNode, cores), zero, ScheduleBuilder::EventRef{"exchanged", {fromNode}});
+    b.recv(Buffer::arena, outAt(fromNode, zero, zero), b.mul(b.mul(cores, cores), m),
+           b.mul(fromNode, cores), zero, Ev{"arrived", {fromNode}});
   }
 
   builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
-  b.phase("scatter", 2);
-  /// The blocks for local core cp, in source rank order.
-  auto blocksFor = [&](Value cp) {
-    sched::ForOp loop = b.forLoop(zero, p);
-    Value s = loop.getInductionVar();
-    Value srcNode = b.floordiv(s, cores), c = b.mod(s, cores);
-    Value dst = b.add(leader, cp);
-    {
-      OpBuilder::InsertionGuard g(builder);
-      b.ifThen(b.eq(srcNode, node));
-      localBlock(c, dst);
-    }
-    OpBuilder::InsertionGuard g(builder);
-    b.ifThen(b.ne(srcNode, node));
-    b.after("exchanged", ValueRange{srcNode});
-    b.segment(Buffer::scratch, exchangedAt(srcNode, c, cp), m);
-  };
+  b.phase("arrivals", 2);
   {
     OpBuilder::InsertionGuard guard(builder);
     b.ifThen(isLeader);
-    {
-      OpBuilder::InsertionGuard inner(builder);
-      sched::ForOp loop = b.forLoop(one, cores);
-      Value cp = loop.getInductionVar();
-      b.sendGathered(b.add(leader, cp), zero);
-      blocksFor(cp);
-    }
-    // the leader's own blocks: one copy gathered on both sides
-    b.copyGathered();
-    {
-      OpBuilder::InsertionGuard sources(builder);
-      blocksFor(zero);
-    }
-    sched::ForOp loop = b.forLoop(zero, p);
-    Value s = loop.getInductionVar();
-    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, s),
-              b.count(CountArray::recvcount, s), /*dst=*/true);
+    sched::ForOp loop = b.forLoop(one, nodes);
+    Value fromNode = b.mod(b.sub(node, loop.getInductionVar()), nodes);
+    b.notify(b.add(one, fromNode), Ev{"arrived", {fromNode}});
   }
+
+  builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
+  b.phase("scatter", 3);
+  /// The C blocks from node `from` for this core, into the receive buffer.
+  auto intoRecv = [&](Value from) {
+    sched::ForOp loop = b.forLoop(zero, cores);
+    Value s = b.add(b.mul(from, cores), loop.getInductionVar());
+    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, s), m, /*dst=*/true);
+  };
   {
     OpBuilder::InsertionGuard guard(builder);
-    b.ifThen(b.ne(local, zero));
-    b.recvGathered(leader, zero);
-    sched::ForOp loop = b.forLoop(zero, p);
-    Value s = loop.getInductionVar();
-    b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, s),
-              b.count(CountArray::recvcount, s));
+    b.copyWith(std::nullopt, Value(), std::nullopt, Value(), Value(), staged, std::nullopt);
+    {
+      OpBuilder::InsertionGuard sources(builder);
+      sched::ForOp loop = b.forLoop(zero, cores);
+      b.segment(Buffer::arena, inAt(loop.getInductionVar(), r), m);
+    }
+    intoRecv(node);
   }
+  sched::ForOp loop = b.forLoop(one, nodes);
+  Value from = b.mod(b.sub(node, loop.getInductionVar()), nodes);
+  Ev landed{"landed", {from}};
+  b.await(b.add(one, from), landed);
+  b.copyWith(Buffer::arena, outAt(from, me, zero), std::nullopt, Value(), Value(), landed,
+             std::nullopt);
+  intoRecv(from);
   op.erase();
 }
 

@@ -161,6 +161,36 @@ public:
                bool dst = false) {
     builder.create<sched::SegmentOp>(loc, dst, buffer, offset, length);
   }
+  /// The node arena (plan format 4): declared once before the phases;
+  /// notify adds one to a counter, await completes once every notify of
+  /// the counter by the node's ranks in this run happened.
+  void arena(mlir::Value bytes, mlir::Value counters) {
+    builder.create<sched::ArenaOp>(loc, bytes, counters);
+  }
+  void notify(mlir::Value counter, std::optional<EventRef> wait = std::nullopt) {
+    builder.create<sched::NotifyOp>(loc, counter, ref(wait), indexOf(wait), nullptr,
+                                    mlir::ValueRange());
+  }
+  void await(mlir::Value counter, std::optional<EventRef> signal) {
+    builder.create<sched::AwaitOp>(loc, counter, nullptr, mlir::ValueRange(), ref(signal),
+                                   indexOf(signal));
+  }
+  /// A COPY with the given sides (std::nullopt: gathered from the body's
+  /// segments, the insertion point then moves into the body) and events.
+  sched::CopyOp copyWith(std::optional<sched::Buffer> src, mlir::Value srcOffset,
+                         std::optional<sched::Buffer> dst, mlir::Value dstOffset,
+                         mlir::Value length, std::optional<EventRef> wait,
+                         std::optional<EventRef> signal) {
+    auto attrOf = [&](std::optional<sched::Buffer> b) {
+      return b ? attr(*b) : sched::BufferAttr();
+    };
+    auto op = builder.create<sched::CopyOp>(loc, attrOf(src), srcOffset, attrOf(dst), dstOffset,
+                                            length, ref(wait), indexOf(wait), ref(signal),
+                                            indexOf(signal));
+    if (!src || !dst)
+      builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
+    return op;
+  }
   /// One more event the enclosing transfer waits on (a join).
   void after(llvm::StringRef event, mlir::ValueRange index) {
     builder.create<sched::AfterOp>(

@@ -440,6 +440,24 @@ LogicalResult Emitter::emitOp(Operation &op) {
                             copy.getWaitIndex(), copy.getSignalEvent(),
                             copy.getSignalIndex());
       })
+      .Case([&](ArenaOp arena) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_ARENA);
+        if (failed(setExpr(stmt, COLLRT_E_ARENA_BYTES, arena.getBytes())) ||
+            failed(setExpr(stmt, COLLRT_E_ARENA_COUNTERS, arena.getCounters())))
+          return failure();
+        stmts.push_back(stmt);
+        return success();
+      })
+      .Case<NotifyOp, AwaitOp>([&](auto signal) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(isa<NotifyOp>(signal.getOperation())
+                                          ? COLLRT_STMT_NOTIFY
+                                          : COLLRT_STMT_AWAIT);
+        if (failed(setExpr(stmt, COLLRT_E_COUNTER, signal.getCounter())))
+          return failure();
+        return emitTransfer(signal, stmt, signal.getWaitEvent(),
+                            signal.getWaitIndex(), signal.getSignalEvent(),
+                            signal.getSignalIndex());
+      })
       .Case([&](SegmentOp segment) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_SEG);
         stmt.buf0 = static_cast<uint8_t>(segment.getBuffer());

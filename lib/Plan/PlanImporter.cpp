@@ -243,7 +243,13 @@ void Importer::importTransfer(size_t index) {
                                  static_cast<Buffer>(field));
   };
   Operation *op;
-  if (stmt.kind == COLLRT_STMT_COPY) {
+  if (stmt.kind == COLLRT_STMT_NOTIFY || stmt.kind == COLLRT_STMT_AWAIT) {
+    Value counter = expr(stmt, COLLRT_E_COUNTER);
+    if (stmt.kind == COLLRT_STMT_NOTIFY)
+      op = builder.create<NotifyOp>(loc, counter, waitRef, wait, signalRef, signal);
+    else
+      op = builder.create<AwaitOp>(loc, counter, waitRef, wait, signalRef, signal);
+  } else if (stmt.kind == COLLRT_STMT_COPY) {
     Value srcOffset = expr(stmt, COLLRT_E_SRC_OFF);
     Value dstOffset = expr(stmt, COLLRT_E_DST_OFF);
     Value length = expr(stmt, COLLRT_E_LEN);
@@ -333,6 +339,12 @@ void Importer::importBody(size_t first, size_t count) {
       builder.create<AfterOp>(loc, eventRef(stmt.wait_event),
                               eventIndex(stmt, stmt.wait_event, COLLRT_E_WAIT_I));
       break;
+    case COLLRT_STMT_ARENA: {
+      Value bytes = expr(stmt, COLLRT_E_ARENA_BYTES);
+      Value counters = expr(stmt, COLLRT_E_ARENA_COUNTERS);
+      builder.create<ArenaOp>(loc, bytes, counters);
+      break;
+    }
     default:
       importTransfer(i);
       break;

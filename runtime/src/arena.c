@@ -77,6 +77,7 @@ void collrt_arena_free(collrt_arena_t *a) {
   if (a->comm != MPI_COMM_NULL)
     MPI_Comm_free(&a->comm);
   free(a->expected);
+  free(a->own);
   free(a->uses);
   free(a->pending);
   free(a->gated);
@@ -126,12 +127,13 @@ collrt_status_t collrt_arena_bind(collrt_coll_t *c, int rpn, collrt_diag_t *diag
   long long *count = calloc((size_t)nc + 1, sizeof *count);
   long long *sum = calloc((size_t)nc + 1, sizeof *sum);
   a->expected = calloc((size_t)nc + 1, sizeof *a->expected);
+  a->own = calloc((size_t)nc + 1, 1);
   if (count)
     for (size_t i = 0; i < n; ++i)
       if (c->steps.steps[i].kind == COLLRT_STEP_NOTIFY)
         ++count[c->steps.steps[i].peer];
   long long none = 1, sink = 0;
-  int ok = count && sum && a->expected;
+  int ok = count && sum && a->expected && a->own;
   if (ok)
     count[nc] = 0;
   rc = MPI_Allreduce(ok ? count : &none, ok ? sum : &sink, ok ? (int)nc + 1 : 1, MPI_LONG_LONG,
@@ -143,8 +145,10 @@ collrt_status_t collrt_arena_bind(collrt_coll_t *c, int rpn, collrt_diag_t *diag
     collrt_diag_set(diag, "out of memory: a rank of this rank's node could not count its NOTIFYs");
     st = COLLRT_ERR_NOMEM;
   }
-  for (int64_t k = 0; k < nc && !st; ++k)
+  for (int64_t k = 0; k < nc && !st; ++k) {
     a->expected[k] = (uint64_t)sum[k];
+    a->own[k] = count[k] == sum[k];
+  }
   free(count);
   free(sum);
   if (st)
@@ -196,6 +200,7 @@ static int gate_open(collrt_coll_t *c) {
 collrt_status_t collrt_arena_start(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_arena_t *a = &c->arena;
   a->npending = 0;
+  a->nforeign = 0;
   a->ngated = 0;
   if (a->broken) {
     collrt_diag_set(diag, "collrt_start: an earlier run of this collective failed, so its node arena's counters are out of step with the node's other ranks; free the collective and bind it again");
@@ -222,6 +227,7 @@ static void signal_step(collrt_coll_t *c, uint32_t i, int trace) {
     collrt_engine_complete(c, i, trace);
   } else {
     a->pending[a->npending++] = i;
+    a->nforeign += !a->own[s->peer];
   }
 }
 
@@ -264,6 +270,7 @@ collrt_status_t collrt_arena_progress(collrt_coll_t *c, int trace, int *moved,
       continue;
     }
     collrt_engine_complete(c, i, trace);
+    a->nforeign -= !a->own[c->steps.steps[i].peer];
     a->pending[k] = a->pending[--a->npending];
     *moved = 1;
   }

@@ -468,7 +468,9 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
       st = COLLRT_ERR_NOMEM;
       goto agree;
     }
-    if ((st = build_datatypes(c, diag)))
+    /* gathered messages address buffers absolutely: a plan with an arena
+     * builds them once the arena is mapped (below) */
+    if (!c->steps.has_arena && (st = build_datatypes(c, diag)))
       goto agree;
     if ((st = collrt_fq_init(&c->fq, &c->steps, d->fifos, d->nfifos))) {
       collrt_diag_set(diag, "cannot allocate FIFO queues for %zu steps", n);
@@ -529,6 +531,8 @@ agree:;
   MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
   /* the node arena first: the transport publishes its address too */
   st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);
+  if (!st && c->steps.has_arena)
+    st = build_datatypes(c, diag);
   mine.status = st;
   if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
     st = collrt_mpi_error(diag, rc, "MPI_Allreduce (node arena agreement)");

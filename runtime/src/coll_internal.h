@@ -50,10 +50,12 @@ typedef struct collrt_arena {
   _Atomic uint64_t *counters; /* NOTIFYs so far, per counter */
   uint64_t *bells;     /* the node's ranks' doorbells (SMPI) */
   uint64_t *expected;  /* per counter: NOTIFYs per run on the whole node */
+  uint8_t *own;        /* per counter: 1 if this rank makes all of them */
   int64_t ncounters;
   uint8_t *uses;       /* per step: 1 if it takes part in the arena */
   uint32_t *pending;   /* AWAITs issued, not complete */
   int npending;
+  int nforeign;        /* of them, on counters other ranks notify */
   uint32_t *gated;     /* arena steps waiting for the node's last run */
   int ngated;
   uint64_t open_run;   /* the run whose gate this rank saw open, + 1 */
@@ -152,6 +154,14 @@ collrt_status_t collrt_arena_progress(collrt_coll_t *c, int trace, int *moved,
 void collrt_arena_finish(collrt_coll_t *c);
 static inline int collrt_arena_waiting(const collrt_coll_t *c) {
   return c->arena.npending || c->arena.ngated;
+}
+/* Whether it waits on another rank of the node, which MPI does not see: an
+ * AWAIT on a counter this rank alone notifies is released by this rank's
+ * own engine (its NOTIFY follows an MPI completion), so the engine may
+ * still block in MPI_Waitsome (under SMPI, polling instead cost a 16x8
+ * leader alltoall 10x the wall time). */
+static inline int collrt_arena_waits_on_node(const collrt_coll_t *c) {
+  return c->arena.nforeign || c->arena.ngated;
 }
 
 /* Cancels and frees the requests of an abandoned run (engine.c). */

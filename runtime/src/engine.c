@@ -190,10 +190,11 @@ static collrt_status_t issue_ready(collrt_coll_t *c, int trace, int *issued,
   return COLLRT_OK;
 }
 
-/* Something waits on a flag in node shared memory, which MPI does not know
- * of: a shared-memory transfer, an AWAIT, or the arena's gate. */
+/* Something waits on a flag another rank of the node sets in shared
+ * memory, which MPI does not know of: a shared-memory transfer, an AWAIT,
+ * or the arena's gate. */
 static int node_waiting(const collrt_coll_t *c) {
-  return c->node.npending || collrt_arena_waiting(c);
+  return c->node.npending || collrt_arena_waits_on_node(c);
 }
 
 /* Completes finished requests: MPI_Waitsome if `block` (at least one
@@ -278,7 +279,8 @@ static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
     st = complete_requests(c, block && idle, trace, &completed, diag);
     if (st)
       return st;
-  } else if (!copied && !shm_moved && !node_waiting(c) && !collrt_fq_done(&c->fq) && !issued) {
+  } else if (!copied && !shm_moved && !node_waiting(c) && !collrt_arena_waiting(c) &&
+             !collrt_fq_done(&c->fq) && !issued) {
     return stalled(c, diag);
   }
   *progressed = issued || copied || completed || shm_moved;
