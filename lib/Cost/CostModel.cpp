@@ -115,10 +115,10 @@ SmpSizes smpSizes(const TopologySpec &topo, int64_t bytes) {
 double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
-  return (n - 1) * net.alphaUs + 2 * (c - 1) * net.shmLatencyUs +
+  return (n - 1) * net.alphaUs + 2 * net.shmLatencyUs +
          p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "smp-leader") +
-         nicFillUs(topo, "smp-leader", bytes) + c * p * m * net.copyNsPerByte * 1e-3;
+         nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }
 
 MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
@@ -461,7 +461,6 @@ double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
-  double c = static_cast<double>(topo.ranksPerNode);
   return p * net.alphaUs + p * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
                                betaUs(net) * nicSlowdown(topo, "direct") +

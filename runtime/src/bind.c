@@ -201,6 +201,10 @@ static void say_transport(const collrt_coll_t *c) {
           t.node_ranks, t.node_ranks == 1 ? "" : "s",
           t.shm && t.shm_min_bytes ? " of at least a threshold" : "", how[t.shm],
           t.why ? ": " : "", t.why ? t.why : "", t.shm_steps, t.steps);
+  if (c->arena.done)
+    fprintf(stderr, "collrt: rank 0's node arena: %lld bytes and %lld counters in shared memory, shared by %d rank%s\n",
+            (long long)c->steps.arena_bytes, (long long)c->steps.arena_counters, c->arena.size,
+            c->arena.size == 1 ? "" : "s");
   if (t.shm && t.shm_min_bytes)
     fprintf(stderr, "collrt: shared-memory threshold %lld bytes (COLLRT_SHM_MIN); %zu shorter transfers go eager, through the sender's shared window%s\n",
             (long long)t.shm_min_bytes, t.shm_eager_steps,

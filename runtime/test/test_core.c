@@ -98,7 +98,7 @@ static void test_round_trip(void) {
   memcpy(c, bytes, len);
   c[COLLRT_H_VERSION] = 2;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
-         "plan format version is 2 but this runtime reads version 3; recompile the spec");
+         "plan format version is 2 but this runtime reads version 4; recompile the spec");
   /* statements: a reserved presence bit, a field marked present that is 0,
    * and statements that do not end where the pool begins */
   size_t first = COLLRT_PLAN_HEADER_BYTES + 4; /* the ring's first statement: a LET */
@@ -149,9 +149,9 @@ static void test_validation(void) {
   MUTATE(b.stmts[0].slot = 5; b.desc.nfifos = 2; b.fifos[1].send_depth = 1,
          "plan field 'stmt[0].fifo' is 5 but the plan declares 2 FIFOs");
   MUTATE(b.stmts[3].slot = 9, "'stmt[3].var' is 9 but the plan declares 8 variables");
-  MUTATE(b.stmts[5].kind = 12, "'stmt[5].kind' is 12");
+  MUTATE(b.stmts[5].kind = 15, "'stmt[5].kind' is 15");
   MUTATE(b.stmts[5].buf0 = COLLRT_BUF_SEND, "'stmt[5].buf0' is 0");
-  MUTATE(b.stmts[6].buf0 = 3, "'stmt[6].buf0' is 3");
+  MUTATE(b.stmts[6].buf0 = 4, "'stmt[6].buf0' is 4");
   MUTATE(b.stmts[1].buf1 = COLLRT_BUF_SCRATCH, "SCRATCH but the plan declares no scratch_expr");
   MUTATE(b.stmts[6].wait_event = 1; b.stmts[6].expr[4] = b.stmts[6].expr[0],
          "'stmt[6].wait_event' is event 0 but the plan declares 0 events");
@@ -169,7 +169,7 @@ static void test_validation(void) {
          b.stmts[5].expr[1] = b.stmts[5].expr[2] = COLLRT_EXPR_NONE;
          b.stmts[6].kind = COLLRT_STMT_SEG; b.stmts[6].buf0 = COLLRT_BUF_SEND;
          b.stmts[6].expr[2] = b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
-         "segments written by transfer stmt[5] must be RECV or SCRATCH");
+         "segments written by transfer stmt[5] must be RECV, SCRATCH or ARENA");
   MUTATE(b.stmts[5].slot = COLLRT_GATHER_SRC; b.stmts[5].buf0 = 0,
          "'stmt[5].expr[1]' is");
   MUTATE(b.stmts[5].slot = 2, "'stmt[5].slot' is 2 but must be at most 1 for kind 6");
@@ -177,7 +177,7 @@ static void test_validation(void) {
          b.stmts[6].wait_event = 0; b.stmts[6].expr[0] = b.stmts[6].expr[1] = b.stmts[6].expr[2] =
              b.stmts[6].expr[3] = COLLRT_EXPR_NONE,
          "a DEP waits on one");
-  MUTATE(b.stmts[0].body = 0, "only EXCHANGE, PHASE, FOR and LET may appear at top level");
+  MUTATE(b.stmts[0].body = 0, "only EXCHANGE, ARENA, PHASE, FOR and LET may appear at top level");
   MUTATE(b.stmts[0].expr[COLLRT_E_FIFO_OFFSET] = tp_expr(&b, "0"),
          "'stmt[0].expr[0]' gives a FIFO offset but the PHASE is not in a phase loop");
   MUTATE(b.stmts[2].kind = COLLRT_STMT_PHASE; b.stmts[2].slot = 0;
@@ -992,6 +992,128 @@ static void test_copy(void) {
   free(want);
 }
 
+
+/* An alltoall of the ranks of one node through the node arena: every rank
+ * copies its send buffer into its row, NOTIFYs counter 0, AWAITs it and
+ * copies its column out. `mode`: 0 as described; 1 the copies out do not
+ * wait for the AWAIT (a race on the arena); 2 the ranks size the arena
+ * differently; 3 the NOTIFY waits for the AWAIT (a deadlock); 4 the AWAIT
+ * names a counter the arena does not have. */
+static collrt_plan_t *build_arena_alltoall(tp_builder_t *b, int rpn, int mode) {
+  tp_init(b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  b->desc.ranks_per_node = (uint32_t)rpn;
+  b->desc.nevents = 2;
+  const char *arena[8] = {mode == 2 ? "r 1 + P * P * r rcount *" : "P P * r rcount *", "1"};
+  tp_stmt(b, COLLRT_STMT_ARENA, 0, 0, 0, arena);
+  unsigned ph = tp_phase(b, 0);
+  unsigned in = tp_copy(b, COLLRT_BUF_SEND, "0", COLLRT_BUF_ARENA, "r P * r rcount *", "P r rcount *");
+  tp_signal(b, in, 0, "0", NULL);
+  const char *counter[8] = {"0"};
+  unsigned notify = tp_stmt(b, COLLRT_STMT_NOTIFY, 0, 0, 0, counter);
+  tp_wait(b, notify, mode == 3 ? 1 : 0, "0", NULL);
+  const char *awaited[8] = {mode == 4 ? "1" : "0"};
+  unsigned await = tp_stmt(b, COLLRT_STMT_AWAIT, 0, 0, 0, awaited);
+  tp_signal(b, await, 1, "0", NULL);
+  unsigned f = tp_for(b, 0, "0", "P");
+  unsigned out = tp_copy(b, COLLRT_BUF_ARENA, "v0 P * r + r rcount *", COLLRT_BUF_RECV,
+                         "v0 r rcount *", "r rcount");
+  if (mode != 1)
+    tp_wait(b, out, 1, "0", NULL);
+  tp_end(b, f);
+  tp_end(b, ph);
+  return tp_finish(b);
+}
+
+static void test_arena(void) {
+  collrt_diag_t d;
+  tp_builder_t b;
+  int64_t c[64];
+  for (int k = 0; k < 64; ++k)
+    c[k] = 6;
+  /* the node's ranks exchange through the arena; every byte checked */
+  for (int P = 1; P <= 4; ++P) {
+    collrt_plan_t *p = build_arena_alltoall(&b, P, 0);
+    CHECK(p != NULL, "arena plan does not encode");
+    EXPECT(sim(p, P, c, &d), COLLRT_OK, &d, NULL);
+    collrt_plan_free(p);
+  }
+  /* two nodes of 2: each node's arena is its own (a node-local exchange is
+   * then not an alltoall, so the simulator's result check must fail) */
+  collrt_plan_t *p = build_arena_alltoall(&b, 2, 0);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d, "receive buffer at offset");
+  collrt_plan_free(p);
+  p = build_arena_alltoall(&b, 4, 1);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d, "race on arena bytes");
+  collrt_plan_free(p);
+  p = build_arena_alltoall(&b, 4, 2);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_COUNTS, &d, "disagree on its ARENA");
+  collrt_plan_free(p);
+  p = build_arena_alltoall(&b, 4, 3);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_DEADLOCK, &d, "not issued");
+  collrt_plan_free(p);
+  p = build_arena_alltoall(&b, 4, 4);
+  EXPECT(sim(p, 4, c, &d), COLLRT_ERR_BOUNDS, &d, "counter 1 is outside the arena's 1 counters");
+  collrt_plan_free(p);
+
+  /* validation: where ARENA, NOTIFY and AWAIT may stand */
+  const char *counter[8] = {"0"}, *two[8] = {"8", "1"};
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  unsigned ph = tp_phase(&b, 0);
+  tp_stmt(&b, COLLRT_STMT_NOTIFY, 0, 0, 0, counter);
+  tp_end(&b, ph);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "uses the node arena (NOTIFY) but the plan has no ARENA");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  ph = tp_phase(&b, 0);
+  tp_copy(&b, COLLRT_BUF_SEND, "0", COLLRT_BUF_ARENA, "0", "1");
+  tp_end(&b, ph);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "uses the node arena (buffer ARENA)");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  ph = tp_phase(&b, 0);
+  tp_end(&b, ph);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "ARENA after the PHASE");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "a plan has one ARENA");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  tp_exchange(&b);
+  tp_end(&b, b.desc.nstmts - 1);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "EXCHANGE after the ARENA");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  ph = tp_phase(&b, 0);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  tp_end(&b, ph);
+  EXPECT(encode(&b, &d), COLLRT_ERR_PLAN_INVALID, &d, "ARENA inside another statement");
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  tp_stmt(&b, COLLRT_STMT_ARENA, 0, 0, 0, two);
+  ph = tp_phase(&b, 0);
+  tp_copy(&b, COLLRT_BUF_SEND, "0", COLLRT_BUF_ARENA, "0", "r rcount");
+  tp_end(&b, ph);
+  EXPECT(encode(&b, &d), COLLRT_OK, &d, NULL);
+  /* expansion: the arena's bounds and its size's */
+  collrt_plan_t *q = NULL;
+  b.desc.fifos = b.fifos;
+  b.desc.stmts = b.stmts;
+  b.desc.exprs = b.exprs;
+  EXPECT(collrt_plan_encode(&b.desc, &q, &d), COLLRT_OK, &d, NULL);
+  int64_t arr[4 * 2];
+  collrt_expand_input_t in;
+  collrt_steps_t steps;
+  uniform_input(&in, arr, 2, 0, 9);
+  EXPECT(collrt_expand(q, &in, &steps, &d), COLLRT_ERR_BOUNDS, &d, "outside the 8-byte arena buffer");
+  uniform_input(&in, arr, 2, 0, 8);
+  EXPECT(collrt_expand(q, &in, &steps, &d), COLLRT_OK, &d, NULL);
+  CHECK(steps.has_arena && steps.arena_bytes == 8 && steps.arena_counters == 1 && steps.count == 1 &&
+            collrt_step_uses_arena(&steps, &steps.steps[0]),
+        "arena expansion: %d %lld %lld %zu", steps.has_arena, (long long)steps.arena_bytes,
+        (long long)steps.arena_counters, steps.count);
+  collrt_steps_free(&steps);
+  collrt_plan_free(q);
+}
+
 int main(void) {
   test_copy();
   test_round_trip();
@@ -1004,6 +1126,7 @@ int main(void) {
   test_wait_policy();
   test_format_v2();
   test_exchange();
+  test_arena();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

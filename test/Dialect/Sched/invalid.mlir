@@ -1,5 +1,5 @@
 // Each sched constraint (SchedAttrs.td F1-F2, SchedOps.td P1-P5, S1, PH1-PH3,
-// L1-L3, E1-E2, T1-T3, U1-U2, X1-X7, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
+// N1, L1-L3, E1-E2, T1-T3, U1-U2, X1-X8, G1-G2, A1-A2, D1-D2) has a case named after it that breaks exactly that
 // constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -31,7 +31,7 @@ sched.plan @plan_p2_twice attributes {collective = "alltoall", algorithm = "dire
 sched.plan @plan_p3 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
   %zero = sched.const 0
   %p = sched.size
-  // expected-error @+1 {{'sched.if' op (P3) cannot appear directly in a plan; only exchanges, phases, phase loops, sched.scratch and expressions can}}
+  // expected-error @+1 {{'sched.if' op (P3) cannot appear directly in a plan; only exchanges, phases, phase loops, sched.scratch, sched.arena and expressions can}}
   sched.if %p {
   }
 }
@@ -338,7 +338,7 @@ sched.plan @segment_g2 attributes {collective = "alltoall", algorithm = "custom"
   sched.phase "p" fifo(0) {
     %zero = sched.const 0
     sched.recv from %zero tag %zero {
-      // expected-error @+1 {{'sched.segment' op (G2) the transfer writes this segment, so it must be recvbuf or scratch}}
+      // expected-error @+1 {{'sched.segment' op (G2) the transfer writes this segment, so it must be recvbuf, scratch or arena}}
       sched.segment sendbuf[%zero, %zero]
     }
   }
@@ -469,4 +469,107 @@ sched.plan @sum_u2 attributes {collective = "alltoallv", algorithm = "custom", f
     sched.yield %t
   }
   sched.scratch %s
+}
+
+// -----
+
+sched.plan @arena_n1_after_phase attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  // expected-note @+1 {{the first phase}}
+  sched.phase "p" fifo(0) {
+  }
+  // expected-error @+1 {{'sched.arena' op (N1) comes after a phase; the arena is declared before the first phase}}
+  sched.arena %zero counters %zero
+}
+
+// -----
+
+sched.plan @arena_n1_before_exchange attributes {collective = "alltoallv", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  // expected-note @+1 {{the arena}}
+  sched.arena %zero counters %zero
+  // expected-error @+1 {{'sched.exchange' op (N1) comes after the sched.arena; the arena is declared after every exchange}}
+  sched.exchange {
+  }
+}
+
+// -----
+
+sched.plan @arena_n1_twice attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.arena %zero counters %zero
+  // expected-error @+1 {{'sched.arena' op (N1) a plan declares its arena at most once}}
+  sched.arena %zero counters %zero
+}
+
+// -----
+
+sched.plan @arena_n1_in_phase attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.arena' op (N1) must be directly inside a sched.plan}}
+    sched.arena %zero counters %zero
+  }
+}
+
+// -----
+
+sched.plan @copy_x8 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.copy' op (X8) uses the arena buffer but the plan has no sched.arena}}
+    sched.copy sendbuf[%zero] to arena[%zero] len %zero
+  }
+}
+
+// -----
+
+sched.plan @segment_x8 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.send' op (X8) uses the arena buffer but the plan has no sched.arena}}
+    sched.send to %zero tag %zero {
+      sched.segment arena[%zero, %zero]
+    }
+  }
+}
+
+// -----
+
+sched.plan @notify_x8 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  sched.phase "p" fifo(0) {
+    %zero = sched.const 0
+    // expected-error @+1 {{'sched.notify' op (X8) counts on the node arena but the plan has no sched.arena}}
+    sched.notify %zero
+  }
+}
+
+// -----
+
+%zero = sched.const 0
+// expected-error @+1 {{'sched.await' op (X1) must be inside a sched.phase}}
+sched.await %zero
+
+// -----
+
+sched.plan @await_x2 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.arena %zero counters %zero
+  sched.phase "p" fifo(0) {
+    // expected-error @+1 {{'sched.await' op (X2) event 'ready' is not declared by the plan}}
+    sched.await %zero signal @ready[%zero]
+  }
+}
+
+// -----
+
+sched.plan @notify_g1 attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], topology = #coll.topology<shape = [2], wrap = [true], ranks_per_node = 2, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  sched.arena %zero counters %zero
+  sched.phase "p" fifo(0) {
+    sched.notify %zero {
+      // expected-error @+1 {{'sched.segment' op (X5) cannot appear in the body of a sched.notify or sched.await}}
+      sched.segment arena[%zero, %zero]
+    }
+  }
 }
