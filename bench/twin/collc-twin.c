@@ -535,6 +535,10 @@ int main(int argc, char **argv) {
   st = collrt_expand(plan, &in, &steps, &diag);
   if (st) /* bind expanded the same input without error */
     die("expand: %s: %s", collrt_strerror(st), diag.message);
+  /* the twin writes MPI point-to-point and memcpy by hand; a node arena
+   * (shared memory, counters across ranks) is the runtime's alone */
+  if (steps.has_arena)
+    die("the plan uses the node arena (ARENA, NOTIFY, AWAIT), which the twin does not implement");
   if (twin_init(&b.twin, d, &steps, b.send, b.recv[IMPL_TWIN], b.comm))
     die("cannot set up the twin (memory or MPI_Comm_dup)");
 

@@ -270,7 +270,7 @@ static uint64_t next_ordinal(const keyed_t *sorted, size_t k, uint64_t previous)
 }
 
 static int goes_shm(const collrt_coll_t *c, const collrt_step_t *s) {
-  return s->kind != COLLRT_STEP_COPY && (s->len >= c->node.min_bytes || c->node.eager) &&
+  return collrt_step_is_message(s->kind) && (s->len >= c->node.min_bytes || c->node.eager) &&
          s->peer != c->rank && local_index(&c->node, s->peer) >= 0;
 }
 
@@ -630,7 +630,7 @@ collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_i
   for (size_t i = 0; i < c->steps.count && c->node.desc; ++i)
     out->shm_eager_steps += c->node.desc[i] && c->node.desc[i]->slot;
   for (size_t i = 0; i < c->steps.count; ++i)
-    out->steps += c->steps.steps[i].kind != COLLRT_STEP_COPY;
+    out->steps += collrt_step_is_message(c->steps.steps[i].kind);
   out->why = c->node.mode == COLLRT_SHM_OFF ? c->node.why : NULL;
   out->shm_chunks_pulled = c->node.pulled;
   out->shm_chunks_pushed = c->node.pushed;

@@ -18,11 +18,15 @@ static int append_steps(const collrt_coll_t *c, FILE *fp, double base) {
     char name[64];
     if (s->kind == COLLRT_STEP_COPY)
       snprintf(name, sizeof name, "copy %lldB", (long long)s->len);
+    else if (collrt_step_is_signal(s->kind))
+      snprintf(name, sizeof name, "%s %d", s->kind == COLLRT_STEP_NOTIFY ? "notify" : "await",
+               s->peer);
     else
       snprintf(name, sizeof name, "%s%d %lldB", s->kind == COLLRT_STEP_SEND ? "send->" : "recv<-",
                s->peer, (long long)s->len);
     fprintf(fp, ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f}",
-            name, s->kind == COLLRT_STEP_SEND ? "send" : s->kind == COLLRT_STEP_RECV ? "recv" : "copy",
+            name, s->kind == COLLRT_STEP_SEND ? "send" : s->kind == COLLRT_STEP_RECV ? "recv"
+                      : s->kind == COLLRT_STEP_COPY ? "copy" : "arena",
             c->rank, s->fifo, (c->t_issue[i] - base) * 1e6, (c->t_done[i] - c->t_issue[i]) * 1e6);
   }
   return !ferror(fp);
