@@ -115,8 +115,9 @@ SmpSizes smpSizes(const TopologySpec &topo, int64_t bytes) {
 double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
+  // only the off-node blocks cross the node link: (N − 1)·C² = (P − C)·C
   return (n - 1) * net.alphaUs + 2 * net.shmLatencyUs +
-         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
+         (p - c) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "smp-leader") +
          nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }

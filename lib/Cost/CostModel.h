@@ -89,11 +89,12 @@ int64_t tieBlocks(const TopologySpec &topo);
 /// T_balanced, see above.
 double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// T_smp-leader ≈ (N − 1)·α + 2·σ + P·C*·(m + h/C²)·β + (P + C)·m·γ for
+/// T_smp-leader ≈ (N − 1)·α + 2·σ + (P − C)·C*·(m + h/C²)·β + (P + C)·m·γ for
 /// seed 002's leader-based alltoall on N nodes of C cores, staged in the
 /// node arena: every core copies its P blocks into the arena at once (P·m·γ,
 /// the cores in parallel), the leader sends N − 1 network messages of C²
-/// blocks (one header each) straight out of it, and each core copies the C
+/// blocks (one header each, (P − C)·C blocks a node link) straight out of
+/// it, and each core copies the C
 /// blocks of a node out as soon as they arrive, so only the last node's
 /// copy (C·m·γ) follows the exchange; σ is a counter's latency (filled,
 /// then arrived). SMPI, 16×8 on a switch: 256 B 1518 µs, 2 KiB 11815 µs
