@@ -272,7 +272,21 @@ static bool isTransfer(Operation *op) {
   return isa<SendOp, RecvOp, CopyOp, NotifyOp, AwaitOp>(op);
 }
 
-/// Constraints X1-X7 shared by send, recv and copy. A side is gathered when
+/// (X1)-(X3), shared by every transfer: inside a phase, with declared events.
+static LogicalResult verifyPlacedWithEvents(Operation *op, std::optional<StringRef> waitEvent,
+                                            size_t numWaitIndices,
+                                            std::optional<StringRef> signalEvent,
+                                            size_t numSignalIndices) {
+  if (!op->getParentOfType<PhaseOp>())
+    return op->emitOpError("(X1) must be inside a sched.phase");
+  auto plan = op->getParentOfType<PlanOp>();
+  if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
+      failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
+    return failure();
+  return success();
+}
+
+/// Constraints X1-X8 shared by send, recv and copy. A side is gathered when
 /// its buffer is absent.
 static LogicalResult
 verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
@@ -280,12 +294,10 @@ verifyTransfer(Operation *op, std::optional<StringRef> waitEvent,
                size_t numSignalIndices,
                ArrayRef<std::pair<std::optional<Buffer>, Value>> sides,
                Value length, std::optional<Buffer> written) {
-  if (!op->getParentOfType<PhaseOp>())
-    return op->emitOpError("(X1) must be inside a sched.phase");
-  auto plan = op->getParentOfType<PlanOp>();
-  if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
-      failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
+  if (failed(verifyPlacedWithEvents(op, waitEvent, numWaitIndices, signalEvent,
+                                    numSignalIndices)))
     return failure();
+  auto plan = op->getParentOfType<PlanOp>();
   bool anyGathered = false, usesScratch = false, usesArena = false;
   for (auto [buffer, offset] : sides) {
     anyGathered |= !buffer;
@@ -338,12 +350,10 @@ static LogicalResult verifySignal(Operation *op, std::optional<StringRef> waitEv
                                   size_t numWaitIndices,
                                   std::optional<StringRef> signalEvent,
                                   size_t numSignalIndices) {
-  if (!op->getParentOfType<PhaseOp>())
-    return op->emitOpError("(X1) must be inside a sched.phase");
-  auto plan = op->getParentOfType<PlanOp>();
-  if (failed(verifyEventRef(op, plan, waitEvent, numWaitIndices)) ||
-      failed(verifyEventRef(op, plan, signalEvent, numSignalIndices)))
+  if (failed(verifyPlacedWithEvents(op, waitEvent, numWaitIndices, signalEvent,
+                                    numSignalIndices)))
     return failure();
+  auto plan = op->getParentOfType<PlanOp>();
   Region &body = op->getRegion(0);
   if (!body.empty())
     for (Operation &inner : body.front())

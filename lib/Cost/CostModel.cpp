@@ -470,6 +470,9 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double p = static_cast<double>(topo.numRanks());
+  // behind a switch only the other nodes' blocks cross a node's link
+  if (topo.fabric == Fabric::Switch)
+    p -= static_cast<double>(topo.ranksPerNode);
   return p * contention(topo, /*balanced=*/true) * static_cast<double>(bytes) *
          betaUs(topo.network);
 }

@@ -222,7 +222,9 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
-/// (ties balanced: the bound no routing can beat).
+/// (ties balanced: the bound no routing can beat); behind a switch
+/// (P − C)·C·m·β, the other nodes' blocks on a node's link (bench/smpi's
+/// node-link bound).
 double peakAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// 100·T_peak / T: how close a time is to the bisection bound.

@@ -408,6 +408,25 @@ static collrt_status_t exchange(bind_args_t *a, collrt_status_t st, collrt_table
   return st;
 }
 
+/* Every rank learns whether some rank failed to set up `what` (its own
+ * status, else the lowest failing one, naming that rank). */
+static collrt_status_t agree(MPI_Comm comm, int rank, collrt_status_t st, const char *what,
+                             collrt_diag_t *diag) {
+  struct { int status, rank; } mine = {st, rank}, worst;
+  int rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, comm);
+  if (rc != MPI_SUCCESS) {
+    char op[96];
+    snprintf(op, sizeof op, "MPI_Allreduce (agreement on %s)", what);
+    return collrt_mpi_error(diag, rc, op);
+  }
+  if (worst.status != COLLRT_OK && st == COLLRT_OK) {
+    st = (collrt_status_t)worst.status;
+    collrt_diag_set(diag, "rank %d failed to set up %s (%s); see its diagnostic", worst.rank, what,
+                    collrt_strerror(st));
+  }
+  return st;
+}
+
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
@@ -537,33 +556,11 @@ agree:;
   st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);
   if (!st && c->steps.has_arena)
     st = build_datatypes(c, diag);
-  mine.status = st;
-  if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
-    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (node arena agreement)");
+  if ((st = agree(a->comm, a->rank, st, "its node arena", diag)))
     goto fail;
-  }
-  if (worst.status != COLLRT_OK) {
-    if (st == COLLRT_OK) {
-      st = (collrt_status_t)worst.status;
-      collrt_diag_set(diag, "rank %d failed to set up its node arena (%s); see its diagnostic",
-                      worst.rank, collrt_strerror(st));
-    }
-    goto fail;
-  }
   st = collrt_shm_bind(c, diag);
-  mine.status = st;
-  if ((rc = MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, a->comm)) != MPI_SUCCESS) {
-    st = collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory agreement)");
+  if ((st = agree(a->comm, a->rank, st, "the shared-memory transport", diag)))
     goto fail;
-  }
-  if (worst.status != COLLRT_OK) {
-    if (st == COLLRT_OK) {
-      st = (collrt_status_t)worst.status;
-      collrt_diag_set(diag, "rank %d failed to set up the shared-memory transport (%s); see its diagnostic",
-                      worst.rank, collrt_strerror(st));
-    }
-    goto fail;
-  }
   say_transport(c);
   free(a->arrays);
   free(a->ints);

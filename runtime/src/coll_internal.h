@@ -46,7 +46,9 @@ typedef struct collrt_arena {
   MPI_Win win;         /* MPI_WIN_NULL under SMPI (plain memory) */
   int size;            /* ranks sharing it */
   void *block;         /* SMPI: the node's allocation, owned by index 0 */
-  _Atomic uint64_t *done;     /* runs completed, summed over the node's ranks */
+  _Atomic uint64_t *failed;   /* a rank of the node abandoned a run */
+  _Atomic uint64_t *done;     /* per node rank: runs it completed */
+  int index;                  /* this rank's on the node */
   _Atomic uint64_t *counters; /* NOTIFYs so far, per counter */
   uint64_t *bells;     /* the node's ranks' doorbells (SMPI) */
   uint64_t *expected;  /* per counter: NOTIFYs per run on the whole node */
@@ -152,6 +154,9 @@ typedef collrt_status_t (*collrt_start_step_fn)(collrt_coll_t *c, uint32_t step,
 collrt_status_t collrt_arena_progress(collrt_coll_t *c, int trace, int *moved,
                                       collrt_start_step_fn start_step, collrt_diag_t *diag);
 void collrt_arena_finish(collrt_coll_t *c);
+/* A run of this rank was abandoned: the node's counters are out of step,
+ * so every rank of the node fails its next arena step or start. */
+void collrt_arena_abandon(collrt_coll_t *c);
 static inline int collrt_arena_waiting(const collrt_coll_t *c) {
   return c->arena.npending || c->arena.ngated;
 }

@@ -279,8 +279,7 @@ static collrt_status_t pass(collrt_coll_t *c, int block, int *progressed,
     st = complete_requests(c, block && idle, trace, &completed, diag);
     if (st)
       return st;
-  } else if (!copied && !shm_moved && !node_waiting(c) && !collrt_arena_waiting(c) &&
-             !collrt_fq_done(&c->fq) && !issued) {
+  } else if (!copied && !shm_moved && !node_waiting(c) && !collrt_fq_done(&c->fq) && !issued) {
     return stalled(c, diag);
   }
   *progressed = issued || copied || completed || shm_moved;
@@ -298,8 +297,8 @@ void collrt_engine_abandon(collrt_coll_t *c) {
   c->nactive = 0;
   c->ncopying = 0;
   collrt_shm_abandon(c);
-  if (c->running && c->arena.done)
-    c->arena.broken = 1; /* its NOTIFYs and `done` may be short of the node's */
+  if (c->running)
+    collrt_arena_abandon(c);
   c->running = 0;
 }
 

@@ -18,8 +18,9 @@
  * The node arena (plan_format.h): the ranks r / ranks_per_node share one
  * label array and its counters; a NOTIFY completes when issued, an AWAIT
  * once its counter has every NOTIFY of the node (at the latest of them).
- * One run only: the rule that runs do not overlap on the arena is the
- * engine's, and cannot be broken by a plan. */
+ * One run only: that runs do not overlap on the arena is the engine's rule
+ * (arena.c: a rank's arena steps wait until every rank of its node finished
+ * the run before). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,10 +471,13 @@ static collrt_status_t build_nodes(sim_t *s) {
   if (!s->P || !s->r[0].steps.has_arena)
     return COLLRT_OK;
   s->rpn = (int)s->d->ranks_per_node;
-  s->nnodes = (s->P + s->rpn - 1) / s->rpn;
-  s->nodes = calloc((size_t)s->nnodes, sizeof *s->nodes);
-  if (!s->nodes)
+  int nnodes = (s->P + s->rpn - 1) / s->rpn;
+  s->nodes = calloc((size_t)nnodes, sizeof *s->nodes);
+  if (!s->nodes) {
+    collrt_diag_set(s->diag, "cannot allocate the arenas of %d nodes", nnodes);
     return COLLRT_ERR_NOMEM;
+  }
+  s->nnodes = nnodes;
   for (int k = 0; k < s->nnodes; ++k) {
     sim_node_t *nd = &s->nodes[k];
     nd->first = k * s->rpn;
