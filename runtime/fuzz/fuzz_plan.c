@@ -128,9 +128,9 @@ static void check_region(const collrt_region_t *r, const collrt_step_t *t, size_
     if (g->buf >= COLLRT_BUF_COUNT_ || g->len <= 0 || g->off < 0 ||
         g->off > extent[g->buf] - g->len)
       broken("rank %d of %d, step %zu (stmt %u), segment %u: buffer %u [%lld, +%lld) outside "
-             "send %lld, recv %lld, scratch %lld bytes", in->rank, in->size, i, t->stmt, k,
-             g->buf, (long long)g->off, (long long)g->len, (long long)extent[0],
-             (long long)extent[1], (long long)extent[2]);
+             "send %lld, recv %lld, scratch %lld, arena %lld bytes", in->rank, in->size, i, t->stmt,
+             k, g->buf, (long long)g->off, (long long)g->len, (long long)extent[0],
+             (long long)extent[1], (long long)extent[2], (long long)extent[3]);
     total += g->len;
   }
   if (total != t->len)
@@ -143,11 +143,15 @@ static void check_steps(const collrt_steps_t *s, const collrt_expand_input_t *in
   if (s->count > COLLRT_MAX_STEPS || s->scratch_bytes < 0)
     broken("rank %d of %d: %zu steps, %lld scratch bytes", in->rank, in->size, s->count,
            (long long)s->scratch_bytes);
-  const int64_t extent[COLLRT_BUF_COUNT_] = {in->send_bytes, in->recv_bytes, s->scratch_bytes};
+  const int64_t extent[COLLRT_BUF_COUNT_] = {in->send_bytes, in->recv_bytes, s->scratch_bytes,
+                                             s->arena_bytes};
+  if (s->arena_bytes < 0 || s->arena_counters < 0 || s->arena_counters > COLLRT_MAX_ARENA_COUNTERS)
+    broken("rank %d of %d: arena of %lld bytes and %lld counters", in->rank, in->size,
+           (long long)s->arena_bytes, (long long)s->arena_counters);
   for (size_t i = 0; i < s->count; ++i) {
     const collrt_step_t *t = &s->steps[i];
     int msg = t->kind == COLLRT_STEP_SEND || t->kind == COLLRT_STEP_RECV;
-    if (!msg && t->kind != COLLRT_STEP_COPY)
+    if (!msg && t->kind != COLLRT_STEP_COPY && !collrt_step_is_signal(t->kind))
       broken("rank %d of %d, step %zu: kind %u", in->rank, in->size, i, t->kind);
     if (msg && (t->peer < 0 || t->peer >= in->size || t->tag < 0))
       broken("rank %d of %d, step %zu (stmt %u): peer %d, tag %d", in->rank, in->size, i,
@@ -162,6 +166,15 @@ static void check_steps(const collrt_steps_t *s, const collrt_expand_input_t *in
     if ((uint64_t)t->seg_begin + t->nsrc + t->ndst > s->nsegs)
       broken("rank %d of %d, step %zu (stmt %u): segments [%u, +%u+%u) of %zu", in->rank,
              in->size, i, t->stmt, t->seg_begin, t->nsrc, t->ndst, s->nsegs);
+    if (collrt_step_is_signal(t->kind)) {
+      /* NOTIFY, AWAIT: a counter of the arena, no bytes */
+      if (!s->has_arena || t->peer < 0 || t->peer >= s->arena_counters || t->len != 0 ||
+          t->nsrc || t->ndst)
+        broken("rank %d of %d, step %zu (stmt %u): kind %u on counter %d of %lld, %d bytes",
+               in->rank, in->size, i, t->stmt, t->kind, t->peer, (long long)s->arena_counters,
+               t->len);
+      continue;
+    }
     collrt_region_t r;
     if (t->kind != COLLRT_STEP_RECV) {
       collrt_step_source(s, t, &r);

@@ -132,7 +132,7 @@ static size_t mutate_stmt(uint8_t *b, size_t len, size_t cap, const layout_t *l,
     return len;
   collrt_stmt_t *s = &table_a.s[pick(rng, l->nstmts)];
   switch (pick(rng, 8)) {
-  case 0: s->kind = (uint8_t)(1 + pick(rng, 12)); break;                     /* kind */
+  case 0: s->kind = (uint8_t)(1 + pick(rng, COLLRT_STMT_AWAIT + 1)); break;  /* kind */
   case 1: *(pick(rng, 2) ? &s->buf0 : &s->buf1) = (uint8_t)pick(rng, 5); break;
   case 2: s->slot = (uint8_t)pick(rng, COLLRT_MAX_VARS + 2); break;          /* var / fifo */
   case 3: *(pick(rng, 2) ? &s->wait_event : &s->signal_event) = (uint8_t)pick(rng, 4); break;
