@@ -270,3 +270,90 @@ sched.plan @window_deadlock attributes {collective = "alltoall", algorithm = "cu
     }
   }
 }
+
+// -----
+
+// The node arena (plan format 4): the ranks of a node exchange through it.
+// Each copies its send buffer into its row, notifies, awaits every rank's
+// notify, and copies its column out: verified at P = 1 to 4 (one node).
+sched.plan @arena_exchange attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], events = ["filled", "staged"], topology = #coll.topology<shape = [1], wrap = [true], ranks_per_node = 4, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %one = sched.const 1
+  %r = sched.rank
+  %p = sched.size
+  %m = sched.count recvcount[%r]
+  %pm = sched.mul %p, %m
+  %bytes = sched.mul %pm, %p
+  sched.arena %bytes counters %one
+  sched.phase "p" fifo(0) {
+    %row = sched.mul %r, %pm
+    sched.copy sendbuf[%zero] to arena[%row] len %pm signal @filled[%zero]
+    sched.notify %zero wait @filled[%zero]
+    sched.await %zero signal @staged[%zero]
+    sched.for %k = %zero to %p {
+      %kp = sched.mul %k, %p
+      %i = sched.add %kp, %r
+      %at = sched.mul %i, %m
+      %to = sched.mul %k, %m
+      sched.copy arena[%at] to recvbuf[%to] len %m wait @staged[%zero]
+    }
+  }
+}
+
+// -----
+
+// The same without the wait for the await: the copies out may read a row
+// before its writer copied it in, a race between two ranks of a node.
+// expected-error @+1 {{race on arena bytes}}
+sched.plan @arena_race attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], events = ["filled", "staged"], topology = #coll.topology<shape = [1], wrap = [true], ranks_per_node = 4, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %one = sched.const 1
+  %r = sched.rank
+  %p = sched.size
+  %m = sched.count recvcount[%r]
+  %pm = sched.mul %p, %m
+  %bytes = sched.mul %pm, %p
+  sched.arena %bytes counters %one
+  sched.phase "p" fifo(0) {
+    %row = sched.mul %r, %pm
+    sched.copy sendbuf[%zero] to arena[%row] len %pm signal @filled[%zero]
+    sched.notify %zero wait @filled[%zero]
+    sched.await %zero signal @staged[%zero]
+    sched.for %k = %zero to %p {
+      %kp = sched.mul %k, %p
+      %i = sched.add %kp, %r
+      %at = sched.mul %i, %m
+      %to = sched.mul %k, %m
+      sched.copy arena[%at] to recvbuf[%to] len %m
+    }
+  }
+}
+
+// -----
+
+// A notify that waits for the await of its own counter: no rank can ever
+// notify, so every await waits forever.
+// expected-error @+1 {{notify counter 0}}
+sched.plan @arena_deadlock attributes {collective = "alltoall", algorithm = "custom", fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>], events = ["filled", "staged"], topology = #coll.topology<shape = [1], wrap = [true], ranks_per_node = 4, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>} {
+  %zero = sched.const 0
+  %one = sched.const 1
+  %r = sched.rank
+  %p = sched.size
+  %m = sched.count recvcount[%r]
+  %pm = sched.mul %p, %m
+  %bytes = sched.mul %pm, %p
+  sched.arena %bytes counters %one
+  sched.phase "p" fifo(0) {
+    %row = sched.mul %r, %pm
+    sched.copy sendbuf[%zero] to arena[%row] len %pm signal @filled[%zero]
+    sched.notify %zero wait @staged[%zero]
+    sched.await %zero signal @staged[%zero]
+    sched.for %k = %zero to %p {
+      %kp = sched.mul %k, %p
+      %i = sched.add %kp, %r
+      %at = sched.mul %i, %m
+      %to = sched.mul %k, %m
+      sched.copy arena[%at] to recvbuf[%to] len %m wait @staged[%zero]
+    }
+  }
+}
