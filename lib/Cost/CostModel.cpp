@@ -112,12 +112,17 @@ SmpSizes smpSizes(const TopologySpec &topo, int64_t bytes) {
 }
 } // namespace
 
+double collc::linkBlocks(const TopologySpec &topo) {
+  double p = static_cast<double>(topo.numRanks());
+  // behind a switch only the other nodes' blocks cross a node's link
+  return topo.fabric == Fabric::Switch ? p - static_cast<double>(topo.ranksPerNode) : p;
+}
+
 double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
-  // only the off-node blocks cross the node link: (N − 1)·C² = (P − C)·C
   return (n - 1) * net.alphaUs + 2 * net.shmLatencyUs +
-         (p - c) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
+         linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "smp-leader") +
          nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }
@@ -261,8 +266,9 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
-  return 3 * (c - 1) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
-         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
+  // collect: C − 1 copies into the arena and a counter
+  return (2 * (c - 1) + 2) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
+         linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
              betaUs(net) * nicSlowdown(topo, "planned") + nicFillUs(topo, "planned", bytes) +
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
@@ -469,11 +475,7 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
 }
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
-  double p = static_cast<double>(topo.numRanks());
-  // behind a switch only the other nodes' blocks cross a node's link
-  if (topo.fabric == Fabric::Switch)
-    p -= static_cast<double>(topo.ranksPerNode);
-  return p * contention(topo, /*balanced=*/true) * static_cast<double>(bytes) *
+  return linkBlocks(topo) * contention(topo, /*balanced=*/true) * static_cast<double>(bytes) *
          betaUs(topo.network);
 }
 

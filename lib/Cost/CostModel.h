@@ -171,6 +171,15 @@ double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
 double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t cores,
                            int64_t totalBytes, int64_t blockBytes);
 
+/// The blocks of P that a node's busiest link carries per rank in an
+/// alltoall: P on a torus (the contention factor places them), P − C behind
+/// a switch, where only the other nodes' blocks leave a node (bench/smpi's
+/// node-link bound). The peak and the schedules staged per node
+/// (smp-leader, planned) use it; direct and smp-all-cores keep P, which
+/// their calibration against SMPI absorbed (with P − C, all-cores fell to
+/// 18 of 29 rows within 10%, from 23).
+double linkBlocks(const TopologySpec &topo);
+
 /// T_smp-all-cores ≈ (C − 1 + N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for seed
 /// 002's all-cores alltoall on N nodes of C cores: an intra-node exchange
 /// (C − 1 messages, every byte copied once through memory), then every core
@@ -178,10 +187,12 @@ double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t core
 /// exchange puts on it, with one header per C blocks.
 double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// T_planned ≈ (3·(C − 1) + (N − 1)/C)·α + P·C*·(m + h/C²)·β + 2·P·m·γ for
-/// seed 004's planned alltoallv: collect at the agents, one message of C²
-/// blocks per node pair (spread over the node's cores), distribute, local
-/// blocks directly; agents stage every remote byte twice through memory.
+/// T_planned ≈ (2·(C − 1) + 2)·σ + (N − 1)/C·α + (P − C)·C*·(m + h/C²)·β
+/// + 2·P·m·γ for seed 004's planned alltoallv: collect in the node arena
+/// (C − 1 copies, a counter), one message of C² blocks per node pair (spread
+/// over the node's cores; (P − C)·C blocks a node link), distribute (C − 1
+/// on-node messages), local blocks directly; every remote byte is staged
+/// twice through memory.
 double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 
 /// dim-rings (LowerDimRings.cpp): one part of every block per torus
