@@ -182,7 +182,6 @@ collrt_status_t collrt_arena_bind(collrt_coll_t *c, int rpn, collrt_diag_t *diag
     a->done = (_Atomic uint64_t *)&words[1];
     a->bells = &words[1 + a->size];
     a->counters = (_Atomic uint64_t *)&words[1 + 2 * a->size];
-    a->ncounters = nc;
     a->index = index;
     c->buf[COLLRT_BUF_ARENA] = (uint8_t *)base + head;
   }
@@ -231,7 +230,7 @@ collrt_status_t collrt_arena_start(collrt_coll_t *c, collrt_diag_t *diag) {
   a->npending = 0;
   a->nforeign = 0;
   a->ngated = 0;
-  if (a->broken || (a->failed && atomic_load_explicit(a->failed, memory_order_acquire))) {
+  if (a->failed && atomic_load_explicit(a->failed, memory_order_acquire)) {
     collrt_diag_set(diag, "collrt_start: an earlier run of this collective failed on this rank or another of its node, so the node arena's counters are out of step; free the collective and bind it again");
     return COLLRT_ERR_STATE;
   }
@@ -325,7 +324,7 @@ void collrt_arena_abandon(collrt_coll_t *c) {
   collrt_arena_t *a = &c->arena;
   if (!a->done)
     return;
-  a->broken = 1; /* its NOTIFYs and `done` may be short of the node's */
+  /* its NOTIFYs and `done` may be short of the node's: tell every rank */
   atomic_store_explicit(a->failed, 1, memory_order_release);
   ring_all(a);
 }

@@ -53,7 +53,6 @@ typedef struct collrt_arena {
   uint64_t *bells;     /* the node's ranks' doorbells (SMPI) */
   uint64_t *expected;  /* per counter: NOTIFYs per run on the whole node */
   uint8_t *own;        /* per counter: 1 if this rank makes all of them */
-  int64_t ncounters;
   uint8_t *uses;       /* per step: 1 if it takes part in the arena */
   uint32_t *pending;   /* AWAITs issued, not complete */
   int npending;
@@ -61,7 +60,6 @@ typedef struct collrt_arena {
   uint32_t *gated;     /* arena steps waiting for the node's last run */
   int ngated;
   uint64_t open_run;   /* the run whose gate this rank saw open, + 1 */
-  int broken;          /* a run was abandoned: counters out of step */
 } collrt_arena_t;
 
 struct collrt_coll {
