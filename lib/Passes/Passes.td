@@ -57,6 +57,19 @@ def CollLowerDimRings : Pass<"coll-lower-dim-rings", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerDimRingsV : Pass<"coll-lower-dim-rings-v", "mlir::ModuleOp"> {
+  let summary = "lower alltoallv on a torus to ring exchanges, one dimension at a time";
+  let description = [{
+    The dim-rings schedule with counts bound at run time: parts of every
+    block cross the torus dimension by dimension in the alltoall's orders,
+    each stage an exchange within one ring (one message per ring peer, part
+    of every tie group detoured the other way round), so every flow stays
+    inside a ring. The ranks that lay items out learn their lengths from the
+    bind-time exchange (LowerDimRingsV.cpp). One FIFO per part.
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerTwoPhase : Pass<"coll-lower-two-phase", "mlir::ModuleOp"> {
   let summary = "lower alltoall(v) to seed 000's two-phase torus schedule";
   let description = [{

@@ -241,6 +241,7 @@ void addLowerings(PassManager &pm) {
   pm.addPass(createCollLowerDirect());
   pm.addPass(createCollLowerBalanced());
   pm.addPass(createCollLowerDimRings());
+  pm.addPass(createCollLowerDimRingsV());
   pm.addPass(createCollLowerTwoPhase());
   pm.addPass(createCollLowerSmpLeader());
   pm.addPass(createCollLowerVMesh());

@@ -1,0 +1,434 @@
+//===- LowerDimRingsV.cpp - torus alltoallv, one dimension at a time ------===//
+//
+// The dim-rings schedule for alltoallv. As in the alltoall (LowerDimRings.cpp)
+// every block is cut into one part per active torus dimension, part p
+// crosses the dimensions in its own order (the same orders, from the same
+// fluid model), and a stage moves every item along one dimension only, so
+// every flow stays inside one ring of the torus and the parts keep
+// different dimensions' links busy at once.
+//
+// What differs is how a stage crosses its ring. The alltoall passes items
+// hop by hop, and every rank on the way cuts what it received into the
+// piece for itself and the piece that travels on. With counts known only at
+// run time, each of those ranks would have to learn the length of every
+// item passing through it: about D·n/4 bind-time records per item and part.
+// Here a stage is an exchange within the ring instead: a rank sends ring
+// peer j (at distance δ = 1 .. n − 1) ONE message with all its items for
+// coordinate j along the stage's dimension. Only the rank that lays an item
+// out in scratch must know its length, one record per item and stage, and
+// the links carry the same bytes as hop by hop (an item at distance δ
+// crosses δ links either way).
+//
+// Ties. SimGrid's torus routes a message at exactly n/2 the + way, so on an
+// even ring the tie groups would all load the + links. The lowering sends
+// part of each tie group the other way round: to the − neighbour, which
+// forwards it n/2 − 1 hops further −. Origin c sends the first
+// ⌊(Q + c mod 2)/2⌋ of its Q tie items straight, the rest through the
+// forwarder (alternating the odd item, so a ring of 1-item groups balances
+// too). Rings of 2 have one link pair and no tie to balance.
+//
+// Layout. Stage k of part p, over dimension d = E_k (positions as in the
+// alltoall): an item (s, t) waiting at a rank agrees with it on t along
+// E_0 .. E_{k−1} and on s along E_k ..; q is the mixed-radix index of its
+// free coordinates, s along E_0 .. E_{k−1} and t along E_{k+1} .. (first
+// digit fastest, position k skipped). In_k holds items keyed (t_d, q) (the
+// send buffer in stage 0, Out_{k−1} read in place after), Out_k items keyed
+// (s_d, q): position s_d·Q + q, Q = P/n_d. The last stage's Out is the
+// receive buffer, whose lengths the receiver knows; every other Out_k lies
+// in scratch in position order, so the message from origin o fills one
+// position range.
+//
+// Bind-time exchange (plan format v2), once per bind: as a source, a rank
+// PUTs the length of its part p of block (s, t) to the rank that lays it
+// out in Out_k, in table 0 under key ((p·(D − 1) + k)·P + position); a
+// TABLE_SUM over the keys below gives an item's offset, over one key its
+// length, over a range a message's length. Tie items that take the
+// detour are also PUT to the forwarder (table 1, key (p·D + k)·P + q), which
+// receives them as one range and sums that range for its two messages.
+// Zero lengths are not PUT (TABLE_SUM counts a missing key as 0).
+//
+// Events. got[p, k]: every receive of part p's stage k and the copy of the
+// rank's own items (stage k + 1's sends and copy wait for it).
+// fwd[p, k]: the detoured tie half, received by its forwarder.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/Coll/CollOps.h"
+#include "lib/Cost/CostModel.h"
+#include "lib/Passes/Passes.h"
+#include "lib/Passes/ScheduleBuilder.h"
+
+namespace collc {
+#define GEN_PASS_DEF_COLLLOWERDIMRINGSV
+#include "lib/Passes/Passes.h.inc"
+} // namespace collc
+
+using namespace mlir;
+using namespace collc;
+using sched::Buffer;
+using sched::CountArray;
+
+namespace {
+
+/// Sends in flight per part (a stage sends n − 1 messages per ring).
+constexpr int64_t kDefaultDepth = 16;
+
+/// Tags: stage k's direct messages, the leg to a tie forwarder, the
+/// forwarder's leg on.
+enum Kind { kDirect = 0, kToForwarder = 1, kForwarded = 2, kKinds = 3 };
+
+class DimRingsV {
+public:
+  DimRingsV(ScheduleBuilder &b, ArrayRef<SmallVector<int64_t, 3>> orders)
+      : b(b), orders(orders.begin(), orders.end()) {
+    ndims = static_cast<int64_t>(orders.front().size());
+    parts = static_cast<int64_t>(orders.size());
+    zero = b.c(0);
+    one = b.c(1);
+    two = b.c(2);
+    r = b.rank();
+    p = b.nodes(ndims);
+    Value s = one;
+    for (int64_t d = 0; d < ndims; ++d) {
+      n.push_back(b.dim(d));
+      stride.push_back(s); // one rank per node: rank = Σ c_d · stride_d
+      s = b.mul(s, n.back());
+    }
+  }
+
+  void emit() {
+    OpBuilder &builder = b.getBuilder();
+    emitExchange();
+    // Scratch: every Out_k but the last stage's, then the forwarders' slots.
+    outTotal = b.tableSum(0, zero, key0(b.c(parts), zero, zero));
+    Value fwdTotal = b.tableSum(1, zero, key1(b.c(parts), zero, zero));
+    builder.create<sched::ScratchOp>(b.getLoc(), b.add(outTotal, fwdTotal));
+
+    sched::ForOp loop = b.forLoop(zero, b.c(parts));
+    bindPart(loop.getInductionVar());
+    std::string name = "parts:";
+    static const char *const names[] = {"x", "y", "z"};
+    for (auto [i, order] : llvm::enumerate(orders)) {
+      name += i ? " |" : "";
+      for (int64_t d : order)
+        name += std::string(" ") + names[d];
+    }
+    b.phase(name, 0, part);
+    sched::ForOp stages = b.forLoop(zero, b.c(ndims));
+    bindStage(stages.getInductionVar());
+    emitStage();
+  }
+
+private:
+  //===--- addressing, for a part (p) and a stage (k) ---------------------===//
+
+  /// Table keys: table 0 by (part, stage, Out position), table 1 by (part,
+  /// stage, tie item q).
+  Value key0(Value of, Value stage, Value pos) {
+    return b.add(b.mul(b.add(b.mul(of, b.c(ndims - 1)), stage), p), pos);
+  }
+  Value key1(Value of, Value stage, Value q) {
+    return b.add(b.mul(b.add(b.mul(of, b.c(ndims)), stage), p), q);
+  }
+  /// Part `of`'s bytes of a block of m: [lo, lo + len).
+  Value partLo(Value m, Value of) { return b.floordiv(b.mul(m, of), b.c(parts)); }
+  Value partLen(Value m, Value of) {
+    return b.sub(partLo(m, b.add(of, one)), partLo(m, of));
+  }
+
+  /// Per-position values of this part's order, picked at run time.
+  void bindPart(Value of) {
+    part = of;
+    nAt.clear();
+    strideAt.clear();
+    for (int64_t i = 0; i < ndims; ++i) {
+      SmallVector<Value> extents, strides;
+      for (ArrayRef<int64_t> order : orders) {
+        extents.push_back(n[order[i]]);
+        strides.push_back(stride[order[i]]);
+      }
+      nAt.push_back(b.pick(part, extents));
+      strideAt.push_back(b.pick(part, strides));
+    }
+  }
+  /// Rank x's coordinate along position i of this part's order.
+  Value coordAt(Value x, int64_t i) {
+    SmallVector<Value> coords;
+    for (ArrayRef<int64_t> order : orders)
+      coords.push_back(b.coord(x, order[i]));
+    return b.pick(part, coords);
+  }
+  void bindStage(Value stage) {
+    k = stage;
+    nk = b.pick(k, nAt);
+    strideK = b.pick(k, strideAt);
+    SmallVector<Value, 3> mine;
+    for (int64_t i = 0; i < ndims; ++i)
+      mine.push_back(coordAt(r, i));
+    ck = b.pick(k, mine);
+    qk = b.floordiv(p, nk);
+    h = b.floordiv(nk, two);
+    // an even ring longer than 2 sends part of its tie groups the other way
+    tieSplit = b.logicalAnd(b.eq(b.mod(nk, two), zero), b.lt(two, nk));
+    atStage.clear();
+    stageRadix.clear();
+    prevSkipped.clear();
+    prevRadix.clear();
+    Value prev = b.sub(k, one);
+    for (int64_t i = 0; i < ndims; ++i) {
+      atStage.push_back(b.eq(k, b.c(i)));
+      stageRadix.push_back(b.select(atStage[i], one, nAt[i]));
+      prevSkipped.push_back(b.eq(prev, b.c(i)));
+      prevRadix.push_back(b.select(prevSkipped[i], one, nAt[i]));
+    }
+  }
+  Value firstStage() { return b.eq(k, zero); }
+  Value lastStage() { return b.eq(k, b.c(ndims - 1)); }
+
+  /// The digits of q by position (position k has radix 1: digit 0).
+  SmallVector<Value, 3> decode(Value index) {
+    SmallVector<Value, 3> digits;
+    for (int64_t i = 0; i < ndims; ++i) {
+      digits.push_back(b.mod(index, stageRadix[i]));
+      index = b.floordiv(index, stageRadix[i]);
+    }
+    return digits;
+  }
+  Value rankOf(ArrayRef<Value> digits) {
+    Value rank = zero;
+    for (int64_t i = 0; i < ndims; ++i)
+      rank = b.add(rank, b.mul(digits[i], strideAt[i]));
+    return rank;
+  }
+  /// The rank `delta` steps along the stage's dimension (mod n).
+  Value along(Value delta) {
+    Value to = b.mod(b.add(b.add(ck, b.mul(nk, two)), delta), nk);
+    return b.add(r, b.mul(b.sub(to, ck), strideK));
+  }
+  /// Tie items origin `o` sends straight (the rest take the detour).
+  Value straight(Value o) { return b.floordiv(b.add(qk, b.mod(o, two)), two); }
+
+  /// A segment of item (j, q) of In_k: the send buffer in stage 0,
+  /// Out_{k−1} (scratch) after.
+  void inSegment(Value j, Value q) {
+    OpBuilder &builder = b.getBuilder();
+    SmallVector<Value, 3> digits = decode(q);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(firstStage());
+      Value dst = b.add(rankOf(digits), b.mul(j, strideK));
+      Value m = b.count(CountArray::sendcount, dst);
+      b.segment(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dst), partLo(m, part)),
+                partLen(m, part));
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(b.ne(k, zero));
+    // Out_{k−1} position: origin (the digit at k − 1) times Q_{k−1}, plus q
+    // re-encoded with position k set to j and position k − 1 skipped.
+    Value prev = b.sub(k, one);
+    Value origin = b.pick(prev, digits);
+    Value inPrev = zero;
+    for (int64_t i = ndims - 1; i >= 0; --i) {
+      Value digit = b.select(prevSkipped[i], zero, b.select(atStage[i], j, digits[i]));
+      inPrev = b.add(b.mul(inPrev, prevRadix[i]), digit);
+    }
+    Value pos = b.add(b.mul(origin, b.floordiv(p, b.pick(prev, nAt))), inPrev);
+    Value at = key0(part, prev, pos);
+    b.segment(Buffer::scratch, b.tableSum(0, zero, at), b.tableSum(0, at, b.add(at, one)));
+  }
+  /// A segment of item (o, q) of Out_k: scratch, or the receive buffer in
+  /// the last stage.
+  void outSegment(Value o, Value q, bool dst) {
+    OpBuilder &builder = b.getBuilder();
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(b.ne(k, b.c(ndims - 1)));
+      Value at = key0(part, k, b.add(b.mul(o, qk), q));
+      b.segment(Buffer::scratch, b.tableSum(0, zero, at), b.tableSum(0, at, b.add(at, one)),
+                dst);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(lastStage());
+    Value src = b.add(rankOf(decode(q)), b.mul(o, strideK));
+    Value m = b.count(CountArray::recvcount, src);
+    b.segment(Buffer::recvbuf, b.add(b.count(CountArray::recvdispl, src), partLo(m, part)),
+              partLen(m, part), dst);
+  }
+
+  ScheduleBuilder::EventRef got(Value stage) { return {"got", {part, stage}}; }
+  ScheduleBuilder::EventRef fwd() { return {"fwd", {part, k}}; }
+  Value tag(Kind kind) { return b.add(b.mul(k, b.c(kKinds)), b.c(kind)); }
+  /// Sends of a stage after the first read Out_{k−1}: they wait for it.
+  void afterPreviousStage() {
+    OpBuilder::InsertionGuard guard(b.getBuilder());
+    b.ifThen(b.ne(k, zero));
+    b.after("got", got(b.sub(k, one)).index);
+  }
+
+  //===--- the bind-time exchange -----------------------------------------===//
+
+  /// As a source s (this rank): for every part, stage and destination t,
+  /// PUT the part's length to the rank laying the item out in Out_k, and a
+  /// detoured tie item's to its forwarder.
+  void emitExchange() {
+    OpBuilder &builder = b.getBuilder();
+    OpBuilder::InsertionGuard guard(builder);
+    b.exchange();
+    sched::ForOp parts = b.forLoop(zero, b.c(this->parts));
+    bindPart(parts.getInductionVar());
+    sched::ForOp stages = b.forLoop(zero, b.c(ndims));
+    bindStage(stages.getInductionVar());
+    sched::ForOp dests = b.forLoop(zero, p);
+    Value t = dests.getInductionVar();
+    Value len = partLen(b.count(CountArray::sendcount, t), part);
+    b.ifThen(b.ne(len, zero));
+    // q: s along positions before k, t along those after (k skipped).
+    Value q = zero;
+    for (int64_t i = ndims - 1; i >= 0; --i) {
+      Value digit = b.select(b.lt(b.c(i), k), coordAt(r, i), coordAt(t, i));
+      q = b.add(b.mul(q, stageRadix[i]), b.select(atStage[i], zero, digit));
+    }
+    // Where the item waits before stage k (t before k, s from k on) and
+    // where it is laid out after it (t up to k, s after).
+    Value waits = zero, laid = zero;
+    for (int64_t i = 0; i < ndims; ++i) {
+      Value before = b.lt(b.c(i), k);
+      waits = b.add(waits, b.mul(b.select(before, coordAt(t, i), coordAt(r, i)), strideAt[i]));
+      laid = b.add(laid, b.mul(b.select(b.le(b.c(i), k), coordAt(t, i), coordAt(r, i)),
+                               strideAt[i]));
+    }
+    Value cs = ck, ct = b.pick(k, [&] {
+      SmallVector<Value, 3> coords;
+      for (int64_t i = 0; i < ndims; ++i)
+        coords.push_back(coordAt(t, i));
+      return coords;
+    }());
+    {
+      OpBuilder::InsertionGuard inner(builder);
+      b.ifThen(b.ne(k, b.c(ndims - 1)));
+      b.put(0, key0(part, k, b.add(b.mul(cs, qk), q)), len, laid);
+    }
+    // the stage's origin is `waits`, whose coordinate along k is s's
+    Value delta = b.mod(b.add(b.sub(ct, cs), nk), nk);
+    b.ifThen(b.logicalAnd(b.logicalAnd(tieSplit, b.eq(delta, h)),
+                          b.le(straight(cs), q)));
+    Value forwarder = b.add(waits, b.mul(b.sub(b.mod(b.add(cs, b.sub(nk, one)), nk), cs),
+                                         strideK));
+    b.put(1, key1(part, k, q), len, forwarder);
+  }
+
+  //===--- one stage of one part ------------------------------------------===//
+
+  void emitStage() {
+    OpBuilder &builder = b.getBuilder();
+    // This rank's own items: In_k[c] -> Out_k[c].
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      std::optional<ScheduleBuilder::EventRef> none;
+      b.copyWith(std::nullopt, Value(), std::nullopt, Value(), Value(), none, got(k));
+      afterPreviousStage();
+      {
+        OpBuilder::InsertionGuard inner(builder);
+        sched::ForOp items = b.forLoop(zero, qk);
+        inSegment(ck, items.getInductionVar());
+      }
+      sched::ForOp items = b.forLoop(zero, qk);
+      outSegment(ck, items.getInductionVar(), /*dst=*/true);
+    }
+    // Sends, in shift order: distance δ to coordinate c + δ.
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      sched::ForOp steps = b.forLoop(one, nk);
+      Value delta = steps.getInductionVar();
+      Value j = b.mod(b.add(ck, delta), nk);
+      Value tie = b.logicalAnd(tieSplit, b.eq(delta, h));
+      Value direct = b.select(tie, straight(ck), qk);
+      {
+        OpBuilder::InsertionGuard inner(builder);
+        b.sendGathered(along(delta), tag(kDirect));
+        afterPreviousStage();
+        sched::ForOp items = b.forLoop(zero, direct);
+        inSegment(j, items.getInductionVar());
+      }
+      b.ifThen(tie);
+      b.sendGathered(along(b.sub(zero, one)), tag(kToForwarder));
+      afterPreviousStage();
+      sched::ForOp items = b.forLoop(direct, qk);
+      inSegment(j, items.getInductionVar());
+    }
+    // Forwarder for the + neighbour's detoured tie items: one range of
+    // scratch in, the same range on to (c + 1) + n/2, the − way round.
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(tieSplit);
+      Value at = key1(part, k, zero);
+      Value slot = b.add(outTotal, b.tableSum(1, zero, at));
+      Value len = b.tableSum(1, at, key1(part, b.add(k, one), zero));
+      b.recv(Buffer::scratch, slot, len, along(one), tag(kToForwarder), fwd());
+      b.send(Buffer::scratch, slot, len, along(b.add(one, h)), tag(kForwarded), fwd());
+    }
+    // Receives: from origin c − δ its items for this rank, and the detoured
+    // half of a tie group from that origin's forwarder.
+    OpBuilder::InsertionGuard guard(builder);
+    sched::ForOp steps = b.forLoop(one, nk);
+    Value delta = steps.getInductionVar();
+    Value o = b.mod(b.sub(b.add(ck, nk), delta), nk);
+    Value tie = b.logicalAnd(tieSplit, b.eq(delta, h));
+    Value direct = b.select(tie, straight(o), qk);
+    {
+      OpBuilder::InsertionGuard inner(builder);
+      b.recvGathered(along(b.sub(zero, delta)), tag(kDirect), got(k));
+      sched::ForOp items = b.forLoop(zero, direct);
+      outSegment(o, items.getInductionVar(), /*dst=*/false);
+    }
+    b.ifThen(tie);
+    b.recvGathered(along(b.sub(zero, b.add(h, one))), tag(kForwarded), got(k));
+    sched::ForOp items = b.forLoop(direct, qk);
+    outSegment(o, items.getInductionVar(), /*dst=*/false);
+  }
+
+  ScheduleBuilder &b;
+  SmallVector<SmallVector<int64_t, 3>> orders;
+  int64_t ndims, parts;
+  Value zero, one, two, r, p, outTotal;
+  SmallVector<Value, 3> n, stride;       // by dimension
+  Value part;                            // of the part being emitted
+  SmallVector<Value, 3> nAt, strideAt;   // by position in its order
+  Value k, nk, ck, strideK, qk, h, tieSplit; // of the stage being emitted
+  SmallVector<Value, 3> atStage, stageRadix, prevSkipped, prevRadix;
+};
+
+LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
+  coll::TopologyAttr topology = op.getTopology();
+  if (topology.getRanksPerNode() != 1)
+    return op.emitError("the dim-rings alltoallv schedules one rank per torus node; "
+                        "this topology has ")
+           << topology.getRanksPerNode() << " ranks per node (use algorithm: direct)";
+  for (auto [d, wraps] : llvm::enumerate(topology.getWrap()))
+    if (!wraps)
+      return op.emitError("the dim-rings alltoallv needs a torus (every dimension "
+                          "wrapped); dimension ")
+             << d << " does not wrap (use algorithm: direct or balanced)";
+  OpBuilder builder(op);
+  int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
+  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(topology.getShape()).orders;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<sched::FifoAttr> fifos(orders.size(),
+                                     sched::FifoAttr::get(ctx, depth, /*recv_depth=*/0));
+  createPlanFor(builder, op, "alltoallv", "dim-rings", fifos, {"got", "fwd"});
+  ScheduleBuilder b(builder, op.getLoc());
+  DimRingsV(b, orders).emit();
+  op.erase();
+  return success();
+}
+
+struct CollLowerDimRingsVPass
+    : public collc::impl::CollLowerDimRingsVBase<CollLowerDimRingsVPass> {
+  void runOnOperation() override {
+    for (coll::AlltoallvOp op :
+         opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"dim-rings"}))
+      if (failed(lowerDimRingsV(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
