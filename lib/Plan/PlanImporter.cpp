@@ -402,8 +402,17 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
                  static_cast<int64_t>(std::min<uint64_t>(desc.block_bytes_max, INT64_MAX))}));
   builder.setInsertionPointToStart(&planOp.getBody().emplaceBlock());
   Importer importer(desc, builder, loc);
+  // The scratch size may read what the bind-time exchange delivered (a
+  // TABLE_SUM over the lengths of staged items), so it goes after the last
+  // top-level EXCHANGE; the emitter would otherwise put a TABLE-reading LET
+  // before the exchange, which the runtime rejects.
+  size_t split = 0;
+  for (size_t i = 0; i < desc.nstmts; i += 1 + desc.stmts[i].body)
+    if (desc.stmts[i].kind == COLLRT_STMT_EXCHANGE)
+      split = i + 1 + desc.stmts[i].body;
+  importer.importBody(0, split);
   if (desc.scratch_expr != COLLRT_EXPR_NONE)
     importer.importScratch(desc.scratch_expr);
-  importer.importBody(0, desc.nstmts);
+  importer.importBody(split, desc.nstmts - split);
   return module;
 }
