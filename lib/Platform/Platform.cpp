@@ -55,8 +55,8 @@ int64_t nodeAt(const TopologySpec &topo, ArrayRef<int64_t> coords) {
 }
 
 /// The next node on the dimension-ordered route from `from` to `to`: the
-/// first differing dimension, the shorter way round where it wraps (ties to
-/// +, as SimGrid's torus), straight where it does not.
+/// first differing dimension, the shorter way round where it wraps (ties as
+/// SimGrid's torus breaks them: wrappedStep), straight where it does not.
 int64_t nextHop(const TopologySpec &topo, int64_t from, int64_t to) {
   SmallVector<int64_t, 3> at = coordsOf(topo, from), dst = coordsOf(topo, to);
   for (size_t d = 0; d < at.size(); ++d) {
@@ -65,7 +65,7 @@ int64_t nextHop(const TopologySpec &topo, int64_t from, int64_t to) {
     int64_t n = topo.shape[d];
     int64_t step;
     if (topo.wrap[d])
-      step = (dst[d] - at[d] + n) % n <= n / 2 ? 1 : -1;
+      step = wrappedStep(at[d], dst[d], n);
     else
       step = dst[d] > at[d] ? 1 : -1;
     at[d] = (at[d] + step + n) % n;

@@ -47,9 +47,25 @@ struct NetworkParams {
 /// only counts nodes).
 enum class Fabric { Torus, Switch };
 /// How a torus routes: dimension by dimension, the shorter way round, a tie
-/// at half a ring going + (SimGrid's TORUS, most deterministic routers), or
-/// adaptively (BG/L), which spreads ties over both directions.
+/// at half a ring going + except from coordinate n/2 (SimGrid's TORUS:
+/// wrappedStep), or adaptively (BG/L), which spreads ties over both
+/// directions.
 enum class Routing { DimensionOrder, Adaptive };
+
+/// The first hop (+1 or −1) from coordinate `at` to `dst` on a wrapped ring
+/// of n, as SimGrid's TorusZone routes it (get_local_route, evaluated at
+/// every hop): + when dst lies at most n/2 ahead without wrapping, or when
+/// at > n/2 and dst lies at most n/2 ahead across the wrap; − otherwise. So
+/// the shorter way round, and a tie (dst = at + n/2) goes + from every
+/// coordinate but n/2, whose tie (to 0) goes −. Measured under SMPI: on a
+/// ring of 4, the tie 2 -> 0 shares the − link 2 -> 1 and not the + link
+/// 2 -> 3 (0 -> 2, 1 -> 3 and 3 -> 1 share their + links). Lowerings that
+/// balance ties (dim-rings' alltoallv) and the Full-zone routes collc writes
+/// for meshes (lib/Platform) follow this one rule.
+inline int64_t wrappedStep(int64_t at, int64_t dst, int64_t n) {
+  bool plus = (dst > at && dst <= at + n / 2) || (at > n / 2 && (at + n / 2) % n >= dst);
+  return plus ? 1 : -1;
+}
 
 /// How a node's network interface behaves as more of its cores use it at
 /// once (seed 002). None: the node's link is the only limit, whoever drives
