@@ -337,15 +337,29 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
              betaUs(net);
 }
 
+double collc::dimRingsStageWork(int64_t n) {
+  // A ring of 2 is all tie: the router sends both halves the same way, so
+  // its one loaded link carries D/2 = 4 units.
+  return n == 2 ? 4.0 : n > 1 ? double(n) : 0.0;
+}
+
+double collc::dimRingsVStageWork(int64_t n) {
+  if (n % 2 != 0 || n <= 2)
+    return dimRingsStageWork(n);
+  // The detour's second leg starts once all of its first has arrived, so it
+  // runs partly alone at the end of the stage: about one unit more, a little
+  // more on longer rings (SMPI, regular 8 KiB blocks: 4x4 1.244x the bound,
+  // 6x6 1.183x, 8x8 1.140x; 4 KiB on 4x4x4 1.239x).
+  return double(n) + 1 + double(n - 4) / 32;
+}
+
 double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
-                               llvm::ArrayRef<int64_t> shape) {
+                               llvm::ArrayRef<int64_t> shape,
+                               llvm::function_ref<double(int64_t)> stageWork) {
   // Work of a stage: its ring's per-link load, n_d in units of D/8 (a ring
-  // of 1 has none). A ring of 2 is all tie: the router sends both halves
-  // the same way, so its one loaded link carries D/2 = 4 units. Parts in
-  // the same dimension share its links equally.
-  auto work = [&](int64_t d) {
-    return shape[d] == 2 ? 4.0 : shape[d] > 1 ? double(shape[d]) : 0.0;
-  };
+  // of 1 has none; stageWork). Parts in the same dimension share its links
+  // equally.
+  auto work = [&](int64_t d) { return stageWork(shape[d]); };
   size_t np = orders.size(), stages = shape.size();
   std::vector<size_t> stage(np, 0);
   std::vector<double> left(np);
@@ -456,6 +470,29 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   // up and, for short blocks, outlast the links.
   double overheads = parts * receives * net.alphaUs;
   return std::max(links, overheads) + steps * (2 * net.alphaUs + net.hopLatencyUs);
+}
+
+double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  DimRingsOrders chosen = dimRingsOrders(topo.shape);
+  double parts = static_cast<double>(chosen.orders.size());
+  double p = static_cast<double>(topo.numRanks());
+  double makespan = dimRingsMakespan(chosen.orders, topo.shape, dimRingsVStageWork);
+  double receives = 0, critical = 0;
+  for (int64_t n : topo.shape) {
+    if (n <= 1)
+      continue;
+    bool split = n % 2 == 0 && n > 2;
+    // per part and stage: one message from each ring peer, the detour's
+    // second leg, and the one this rank forwards
+    receives += static_cast<double>(n - 1) + (split ? 2 : 0);
+    // a stage waits for its last arrival: a message start, the hops of the
+    // longest route, and the detour's second leg
+    critical += (split ? 3 : 1) * net.alphaUs + static_cast<double>(n / 2) * net.hopLatencyUs;
+  }
+  double links = makespan * p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
+  double overheads = parts * receives * net.alphaUs;
+  return std::max(links, overheads) + critical;
 }
 
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
@@ -590,10 +627,11 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     // Only where routing cannot balance the links itself: with adaptive
     // routing the direct exchange reaches the bound (seed 000: 99% on BG/L)
     // without forwarding every byte through intermediate nodes' memory.
-    if (alltoall && !smp && topo.fabric == Fabric::Torus &&
-        topo.routing == Routing::DimensionOrder && torus)
-      add("dim-rings", dimRingsAlltoallUs(topo, base.bytes)).contention =
-          contention(topo, /*balanced=*/true);
+    if (!smp && topo.fabric == Fabric::Torus && topo.routing == Routing::DimensionOrder &&
+        torus)
+      add("dim-rings", alltoall ? dimRingsAlltoallUs(topo, base.bytes)
+                                : dimRingsAlltoallvUs(topo, base.bytes))
+          .contention = contention(topo, /*balanced=*/true);
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {

@@ -27,6 +27,7 @@
 #include "lib/Spec/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -201,8 +202,14 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// dimension d is n_d units of work on d's links, shared by the parts on d
 /// at once); dimRingsOrders: the orders (one per dimension longer than 1,
 /// each a permutation of all dimensions) with the shortest makespan.
+/// A stage's work on a ring of n, in units of one part's D/8: the
+/// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
+/// exchanges with their detoured ties (dimRingsVStageWork).
+double dimRingsStageWork(int64_t n);
+double dimRingsVStageWork(int64_t n);
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
-                        llvm::ArrayRef<int64_t> shape);
+                        llvm::ArrayRef<int64_t> shape,
+                        llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);
 struct DimRingsOrders {
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> orders;
   double makespan = 0; // of these orders, in units of one part's D/8
@@ -217,6 +224,12 @@ DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape);
 /// are not counted. Checked against SMPI on 4x4x4: 8 B 118 us (99.3
 /// simulated), 256 B 118 (122.0), 4 KiB 875 (828.6).
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
+/// stage an exchange within the ring: the fluid makespan with
+/// dimRingsVStageWork, or the receive overheads of (n − 1 + 2) messages per
+/// part and even ring, plus per stage a message start (three on an even
+/// ring: the detour's two legs) and the hops of the longest route.
+double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 
 /// The FIFO depth of `throttle: bisection` (seed 000's throttled direct
 /// exchange): eq. 2 drains the network at m/(C·β) bytes per rank and ns

@@ -305,13 +305,36 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
     if (rcount[j] &&
         (rc = MPI_Irecv(in + 3 * (size_t)rdispl[j], rcount[j], rec, j, 0, xc, &reqs[nreq++])))
       st = collrt_mpi_error(diag, rc, "MPI_Irecv (bind-time exchange records)");
-  /* sends in shift order from this rank, so no rank is everyone's first */
+  /* Sends in shift order from this rank, so no rank is everyone's first,
+   * at most kRecordWindow in flight: a rank may PUT to hundreds of peers
+   * (dim-rings' alltoallv: ~200 at 512 ranks), and SimGrid re-solves every
+   * flow in flight at each event, so all at once cost tens of minutes of
+   * wall time at 512 simulated ranks. Under SMPI synchronous, so that
+   * SimGrid does not detach them (engine.c, "eager sends"). */
+  enum { kRecordWindow = 8 };
+  MPI_Request *window = reqs + nreq;
+  int inflight = 0;
   for (int k = 1; k <= P && !st; ++k) {
     int j = (a->rank + k) % P;
-    if (scount[j] &&
-        (rc = MPI_Isend(out + 3 * (size_t)sdispl[j], scount[j], rec, j, 0, xc, &reqs[nreq++])))
+    if (!scount[j])
+      continue;
+    int slot = inflight;
+    if (inflight == kRecordWindow) {
+      rc = MPI_Waitany(kRecordWindow, window, &slot, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) {
+        st = collrt_mpi_error(diag, rc, "MPI_Waitany (bind-time exchange records)");
+        break;
+      }
+    } else {
+      ++inflight;
+    }
+    if ((rc = (COLLRT_SMPI ? MPI_Issend : MPI_Isend)(out + 3 * (size_t)sdispl[j], scount[j], rec,
+                                                     j, 0, xc, &window[slot]))) {
+      window[slot] = MPI_REQUEST_NULL;
       st = collrt_mpi_error(diag, rc, "MPI_Isend (bind-time exchange records)");
+    }
   }
+  nreq += inflight;
   rc = MPI_Waitall(nreq, reqs, statuses);
   if (rc != MPI_SUCCESS && !st)
     st = collrt_mpi_error(diag, rc, "MPI_Waitall (bind-time exchange records)");
