@@ -204,9 +204,10 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// each a permutation of all dimensions) with the shortest makespan.
 /// A stage's work on a ring of n, in units of one part's D/8: the
 /// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
-/// exchanges with their detoured ties (dimRingsVStageWork).
+/// exchanges with their detoured ties and uneven counts on `ranks` ranks
+/// (dimRingsVStageWork).
 double dimRingsStageWork(int64_t n);
-double dimRingsVStageWork(int64_t n);
+double dimRingsVStageWork(int64_t n, int64_t ranks);
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape,
                         llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);

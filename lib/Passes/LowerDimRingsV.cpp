@@ -279,9 +279,14 @@ private:
 
   //===--- the bind-time exchange -----------------------------------------===//
 
-  /// As a source s (this rank): for every part, stage and destination t,
-  /// PUT the part's length to the rank laying the item out in Out_k, and a
-  /// detoured tie item's to its forwarder.
+  /// For every part, stage and block (s, t): PUT the part's length to the
+  /// rank laying the item out in Out_k, and a detoured tie item's to its
+  /// forwarder. Who PUTs keeps each rank's peers to a few rings and lines
+  /// (the exchange's messages are what bind costs under SMPI): the source
+  /// s where the receiver shares all but one coordinate with s (Out_0: s's
+  /// ring along E_0; a forwarder before the last stage: a line through s's
+  /// neighbour), the destination t where it shares all but one with t
+  /// (Out_{D−2} and the last stage's forwarders: t's ring along E_{D−1}).
   void emitExchange() {
     OpBuilder &builder = b.getBuilder();
     OpBuilder::InsertionGuard guard(builder);
@@ -290,40 +295,51 @@ private:
     bindPart(parts.getInductionVar());
     sched::ForOp stages = b.forLoop(zero, b.c(ndims));
     bindStage(stages.getInductionVar());
-    sched::ForOp dests = b.forLoop(zero, p);
-    Value t = dests.getInductionVar();
-    Value len = partLen(b.count(CountArray::sendcount, t), part);
+    for (bool asSource : {true, false}) {
+      OpBuilder::InsertionGuard inner(builder);
+      sched::ForOp others = b.forLoop(zero, p);
+      Value x = others.getInductionVar();
+      Value src = asSource ? r : x, dst = asSource ? x : r;
+      Value m = asSource ? b.count(CountArray::sendcount, x) : b.count(CountArray::recvcount, x);
+      Value outBySource = b.eq(k, zero);
+      Value fwdBySource = b.lt(k, b.c(ndims - 1));
+      putRecords(src, dst, partLen(m, part),
+                 asSource ? outBySource : b.logicalAnd(b.ne(k, zero), b.lt(k, b.c(ndims - 1))),
+                 asSource ? fwdBySource : b.eq(k, b.c(ndims - 1)));
+    }
+  }
+  /// The records of block (src, dst) at this part and stage: Out_k's if
+  /// `out`, the forwarder's if `fwd` (and the item is detoured).
+  void putRecords(Value src, Value dst, Value len, Value out, Value fwd) {
+    OpBuilder &builder = b.getBuilder();
     b.ifThen(b.ne(len, zero));
     // q: s along positions before k, t along those after (k skipped).
     Value q = zero;
     for (int64_t i = ndims - 1; i >= 0; --i) {
-      Value digit = b.select(b.lt(b.c(i), k), coordAt(r, i), coordAt(t, i));
+      Value digit = b.select(b.lt(b.c(i), k), coordAt(src, i), coordAt(dst, i));
       q = b.add(b.mul(q, stageRadix[i]), b.select(atStage[i], zero, digit));
     }
     // Where the item waits before stage k (t before k, s from k on) and
     // where it is laid out after it (t up to k, s after).
     Value waits = zero, laid = zero;
+    SmallVector<Value, 3> srcAt, dstAt;
     for (int64_t i = 0; i < ndims; ++i) {
+      srcAt.push_back(coordAt(src, i));
+      dstAt.push_back(coordAt(dst, i));
       Value before = b.lt(b.c(i), k);
-      waits = b.add(waits, b.mul(b.select(before, coordAt(t, i), coordAt(r, i)), strideAt[i]));
-      laid = b.add(laid, b.mul(b.select(b.le(b.c(i), k), coordAt(t, i), coordAt(r, i)),
-                               strideAt[i]));
+      waits = b.add(waits, b.mul(b.select(before, dstAt[i], srcAt[i]), strideAt[i]));
+      laid = b.add(laid, b.mul(b.select(b.le(b.c(i), k), dstAt[i], srcAt[i]), strideAt[i]));
     }
-    Value cs = ck, ct = b.pick(k, [&] {
-      SmallVector<Value, 3> coords;
-      for (int64_t i = 0; i < ndims; ++i)
-        coords.push_back(coordAt(t, i));
-      return coords;
-    }());
+    Value cs = b.pick(k, srcAt), ct = b.pick(k, dstAt);
     {
       OpBuilder::InsertionGuard inner(builder);
-      b.ifThen(b.ne(k, b.c(ndims - 1)));
+      b.ifThen(b.logicalAnd(out, b.ne(k, b.c(ndims - 1))));
       b.put(0, key0(part, k, b.add(b.mul(cs, qk), q)), len, laid);
     }
     // the stage's origin is `waits`, whose coordinate along k is s's
     Value delta = b.mod(b.add(b.sub(ct, cs), nk), nk);
-    b.ifThen(b.logicalAnd(b.logicalAnd(tieSplit, b.eq(delta, h)),
-                          b.le(straight(cs), q)));
+    Value detoured = b.logicalAnd(b.logicalAnd(tieSplit, b.eq(delta, h)), b.le(straight(cs), q));
+    b.ifThen(b.logicalAnd(fwd, detoured));
     Value via = b.mod(b.add(b.add(cs, nk), detourStep(cs)), nk);
     Value forwarder = b.add(waits, b.mul(b.sub(via, cs), strideK));
     Value side = b.select(tieGoesMinus(cs), one, zero);

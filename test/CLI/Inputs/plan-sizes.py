@@ -8,6 +8,7 @@ import sys
 collc, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
 cases = [("alltoall", "balanced"), ("alltoallv", "balanced"), ("alltoall", "dim-rings"),
+         ("alltoallv", "dim-rings"),
          ("alltoall", "two-phase"), ("alltoallv", "two-phase"), ("alltoall", "vmesh"),
          ("alltoallv", "vmesh")]
 for op, alg in cases:
