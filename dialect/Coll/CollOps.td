@@ -19,7 +19,11 @@ class Coll_CollectiveOp<string mnemonic>
     Coll_TopologyAttr:$topology,
     DefaultValuedAttr<I64Attr, "0">:$min_bytes,
     DefaultValuedAttr<I64Attr, "4096">:$max_bytes,
-    DefaultValuedAttr<Coll_AlgorithmAttr, "\"auto\"">:$algorithm
+    DefaultValuedAttr<Coll_AlgorithmAttr, "\"auto\"">:$algorithm,
+    // alltoallv: the spec's `counts: even` (blocks about max_bytes each);
+    // absent, counts are taken to vary (the cost model charges stage-wise
+    // schedules for their most loaded link)
+    UnitAttr:$even_counts
   );
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;

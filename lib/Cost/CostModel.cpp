@@ -343,7 +343,7 @@ double collc::dimRingsStageWork(int64_t n) {
   return n == 2 ? 4.0 : n > 1 ? double(n) : 0.0;
 }
 
-double collc::dimRingsVStageWork(int64_t n, int64_t ranks) {
+double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts) {
   double work = dimRingsStageWork(n);
   if (n % 2 == 0 && n > 2) {
     // The detour's second leg starts once all of its first has arrived, so
@@ -357,6 +357,8 @@ double collc::dimRingsVStageWork(int64_t n, int64_t ranks) {
   // Q = P/n blocks, so link loads spread by about 1/sqrt(Q) of their mean
   // (SMPI, random counts with zeros, mean 1.5 KiB: 4x4x4 1.71x the bound
   // against 1.24x for regular blocks, 8x4x4 1.55x against 1.29x).
+  if (evenCounts)
+    return work;
   double q = std::max(1.0, double(ranks) / double(std::max<int64_t>(n, 1)));
   return work * (1 + 1.5 / std::sqrt(q));
 }
@@ -480,13 +482,13 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   return std::max(links, overheads) + steps * (2 * net.alphaUs + net.hopLatencyUs);
 }
 
-double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
+double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts) {
   const NetworkParams &net = topo.network;
   DimRingsOrders chosen = dimRingsOrders(topo.shape);
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
   double makespan = dimRingsMakespan(chosen.orders, topo.shape, [&](int64_t n) {
-    return dimRingsVStageWork(n, topo.numRanks());
+    return dimRingsVStageWork(n, topo.numRanks(), evenCounts);
   });
   double receives = 0, critical = 0;
   for (int64_t n : topo.shape) {
@@ -640,7 +642,7 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     if (!smp && topo.fabric == Fabric::Torus && topo.routing == Routing::DimensionOrder &&
         torus)
       add("dim-rings", alltoall ? dimRingsAlltoallUs(topo, base.bytes)
-                                : dimRingsAlltoallvUs(topo, base.bytes))
+                                : dimRingsAlltoallvUs(topo, base.bytes, coll.evenCounts))
           .contention = contention(topo, /*balanced=*/true);
   }
   std::stable_sort(estimates.begin(), estimates.end(),

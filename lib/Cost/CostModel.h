@@ -204,10 +204,10 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// each a permutation of all dimensions) with the shortest makespan.
 /// A stage's work on a ring of n, in units of one part's D/8: the
 /// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
-/// exchanges with their detoured ties and uneven counts on `ranks` ranks
-/// (dimRingsVStageWork).
+/// exchanges with their detoured ties, and with uneven counts on `ranks`
+/// ranks their most loaded links (dimRingsVStageWork).
 double dimRingsStageWork(int64_t n);
-double dimRingsVStageWork(int64_t n, int64_t ranks);
+double dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts);
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape,
                         llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);
@@ -229,8 +229,10 @@ double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// stage an exchange within the ring: the fluid makespan with
 /// dimRingsVStageWork, or the receive overheads of (n − 1 + 2) messages per
 /// part and even ring, plus per stage a message start (three on an even
-/// ring: the detour's two legs) and the hops of the longest route.
-double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes);
+/// ring: the detour's two legs) and the hops of the longest route; with
+/// uneven counts (the spec's default for alltoallv) each stage pays for its
+/// most loaded link.
+double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts);
 
 /// The FIFO depth of `throttle: bisection` (seed 000's throttled direct
 /// exchange): eq. 2 drains the network at m/(C·β) bytes per rank and ns

@@ -47,7 +47,8 @@ static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
     return failure();
   builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
                        builder.getI64IntegerAttr(c.minBytes.value_or(c.maxBytes.value_or(4096))),
-                       builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm);
+                       builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm,
+                       c.evenCounts ? builder.getUnitAttr() : UnitAttr());
   return success();
 }
 

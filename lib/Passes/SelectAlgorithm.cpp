@@ -56,6 +56,7 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.collective.minBytes = static_cast<int64_t>(op.getMinBytes());
   spec.collective.maxBytes = static_cast<int64_t>(op.getMaxBytes());
   spec.collective.blockBytes = op.getAlgorithm().getInt("block_bytes");
+  spec.collective.evenCounts = op.getEvenCounts();
   return spec;
 }
 

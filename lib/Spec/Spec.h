@@ -120,6 +120,11 @@ struct CollectiveSpec {
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;
   std::string algorithm = "auto"; // auto | direct | blocked-ring
+  /// alltoallv, `counts: even | uneven` (default uneven): whether the blocks
+  /// are all about `bytes` or vary around it. Only the cost model reads it:
+  /// a schedule whose stages wait for their most loaded link (dim-rings'
+  /// alltoallv) pays for uneven counts.
+  bool evenCounts = false;
   /// direct and balanced: shift | random | dimension; unset = the algorithm's default
   /// (direct: shift, balanced: random)
   std::optional<std::string> order;

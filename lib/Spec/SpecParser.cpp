@@ -601,10 +601,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
                                        "fifo_depth", "stages", "waves",
-                                       "throttle"};
+                                       "throttle", "counts"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order, throttle;
-  SMLoc seedLoc, blockLoc;
+  SMLoc seedLoc, blockLoc, countsLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
         std::string what = ("'" + key + "'").str();
@@ -632,6 +632,16 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                        : key == "order"   ? order
                                                           : throttle;
           slot = {*name, locOf(v, kLoc), true};
+          return;
+        }
+        if (key == "counts") {
+          countsLoc = kLoc;
+          std::optional<std::string> name = readScalar(what, "even or uneven", kLoc, v);
+          if (!name)
+            return;
+          if (*name != "even" && *name != "uneven")
+            error(locOf(v, kLoc), "'counts' is '" + *name + "' (expected even or uneven)");
+          coll.evenCounts = *name == "even";
           return;
         }
         if (key == "seed") {
@@ -739,6 +749,9 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   if (seen.count("seed") && effectiveOrder != "random")
     error(seedLoc, "'seed' applies only to 'order: random', but order is " +
                        (order.present ? order.value : "shift (the default)"));
+  if (seen.count("counts") && opKnown && *op.value != CollectiveKind::Alltoallv)
+    error(countsLoc, "'counts' applies only to alltoallv (its blocks' sizes), but op is " +
+                         opName);
   if (seen.count("block_bytes")) {
     if (opKnown && *op.value != CollectiveKind::Allgatherv)
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
