@@ -64,6 +64,7 @@
 #include "dialect/Coll/CollOps.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Cost/CostModel.h"
+#include "lib/Passes/DimRingsAddressing.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
@@ -221,22 +222,9 @@ private:
   /// The digits of q in this stage, by position: s along positions before
   /// k, t along those after it, first digit fastest; position k has radix
   /// 1 (its digit is 0), which skips it.
-  SmallVector<Value, 3> decode(Value index) {
-    SmallVector<Value, 3> digits;
-    for (int64_t i = 0; i < ndims; ++i) {
-      Value radix = stageRadix[i];
-      digits.push_back(b.mod(index, radix));
-      index = b.floordiv(index, radix);
-    }
-    return digits;
-  }
+  SmallVector<Value, 3> decode(Value index) { return dimrings::decode(b, index, stageRadix); }
   /// The rank whose coordinate at position i is values[i].
-  Value rankOf(ArrayRef<Value> values) {
-    Value rank = zero;
-    for (int64_t i = 0; i < ndims; ++i)
-      rank = b.add(rank, b.mul(values[i], strideAt[i]));
-    return rank;
-  }
+  Value rankOf(ArrayRef<Value> values) { return dimrings::rankOf(b, values, strideAt); }
 
   /// A segment of item (j, q) of In_k: j the destination's coordinate along
   /// the stage's dimension. The first stage reads the send buffer, the
@@ -256,12 +244,7 @@ private:
     // re-encode with position k set to j and position k − 1 skipped.
     Value prev = b.sub(k, one);
     Value origin = b.pick(prev, digits);
-    Value inPrev = zero;
-    for (int64_t i = ndims - 1; i >= 0; --i) {
-      Value digit = b.select(prevSkipped[i], zero, b.select(atStage[i], j, digits[i]));
-      Value radix = prevRadix[i];
-      inPrev = b.add(b.mul(inPrev, radix), digit);
-    }
+    Value inPrev = dimrings::previousIndex(b, digits, j, atStage, prevSkipped, prevRadix);
     Value qPrev = b.floordiv(p, b.pick(prev, nAt));
     b.segment(Buffer::scratch,
               b.add(outBase(prev), b.mul(b.add(b.mul(origin, qPrev), inPrev), len)), len);
@@ -502,16 +485,9 @@ private:
 
 LogicalResult lowerDimRings(coll::AlltoallOp op) {
   coll::TopologyAttr topology = op.getTopology();
-  if (topology.getRanksPerNode() != 1)
-    return op.emitError("the dim-rings alltoall schedules one rank per torus node; "
-                        "this topology has ")
-           << topology.getRanksPerNode() << " ranks per node (use algorithm: direct)";
+  if (failed(dimrings::checkTopology(op, topology, "alltoall")))
+    return failure();
   ArrayRef<int64_t> shape = topology.getShape();
-  for (auto [d, wraps] : llvm::enumerate(topology.getWrap()))
-    if (!wraps)
-      return op.emitError("the dim-rings alltoall needs a torus (every dimension "
-                          "wrapped); dimension ")
-             << d << " does not wrap (use algorithm: direct or balanced)";
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
   SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape).orders;

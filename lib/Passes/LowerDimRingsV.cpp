@@ -62,6 +62,7 @@
 #include "dialect/Coll/CollOps.h"
 #include "lib/Cost/CostModel.h"
 #include "lib/Passes/Passes.h"
+#include "lib/Passes/DimRingsAddressing.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
@@ -193,20 +194,8 @@ private:
   Value lastStage() { return b.eq(k, b.c(ndims - 1)); }
 
   /// The digits of q by position (position k has radix 1: digit 0).
-  SmallVector<Value, 3> decode(Value index) {
-    SmallVector<Value, 3> digits;
-    for (int64_t i = 0; i < ndims; ++i) {
-      digits.push_back(b.mod(index, stageRadix[i]));
-      index = b.floordiv(index, stageRadix[i]);
-    }
-    return digits;
-  }
-  Value rankOf(ArrayRef<Value> digits) {
-    Value rank = zero;
-    for (int64_t i = 0; i < ndims; ++i)
-      rank = b.add(rank, b.mul(digits[i], strideAt[i]));
-    return rank;
-  }
+  SmallVector<Value, 3> decode(Value index) { return dimrings::decode(b, index, stageRadix); }
+  Value rankOf(ArrayRef<Value> digits) { return dimrings::rankOf(b, digits, strideAt); }
   /// The rank `delta` steps along the stage's dimension (mod n).
   Value along(Value delta) {
     Value to = b.mod(b.add(b.add(ck, b.mul(nk, two)), delta), nk);
@@ -239,11 +228,7 @@ private:
     // re-encoded with position k set to j and position k − 1 skipped.
     Value prev = b.sub(k, one);
     Value origin = b.pick(prev, digits);
-    Value inPrev = zero;
-    for (int64_t i = ndims - 1; i >= 0; --i) {
-      Value digit = b.select(prevSkipped[i], zero, b.select(atStage[i], j, digits[i]));
-      inPrev = b.add(b.mul(inPrev, prevRadix[i]), digit);
-    }
+    Value inPrev = dimrings::previousIndex(b, digits, j, atStage, prevSkipped, prevRadix);
     Value pos = b.add(b.mul(origin, b.floordiv(p, b.pick(prev, nAt))), inPrev);
     Value at = key0(part, prev, pos);
     b.segment(Buffer::scratch, b.tableSum(0, zero, at), b.tableSum(0, at, b.add(at, one)));
@@ -441,20 +426,11 @@ private:
 
 LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
   coll::TopologyAttr topology = op.getTopology();
-  if (topology.getRanksPerNode() != 1)
-    return op.emitError("the dim-rings alltoallv schedules one rank per torus node; "
-                        "this topology has ")
-           << topology.getRanksPerNode() << " ranks per node (use algorithm: direct)";
-  for (auto [d, wraps] : llvm::enumerate(topology.getWrap()))
-    if (!wraps)
-      return op.emitError("the dim-rings alltoallv needs a torus (every dimension "
-                          "wrapped); dimension ")
-             << d << " does not wrap (use algorithm: direct or balanced)";
+  if (failed(dimrings::checkTopology(op, topology, "alltoallv")))
+    return failure();
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
   SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(topology.getShape()).orders;
-  if (getenv("DRV_ONE"))
-    orders.resize(1);
   MLIRContext *ctx = op.getContext();
   SmallVector<sched::FifoAttr> fifos(orders.size(),
                                      sched::FifoAttr::get(ctx, depth, /*recv_depth=*/0));

@@ -1,0 +1,46 @@
+//===- DimRingsAddressing.h - where dim-rings items sit, stage by stage ---===//
+//
+// The dim-rings alltoall (LowerDimRings.cpp) and alltoallv
+// (LowerDimRingsV.cpp) lay out items the same way: at stage k of a part, an
+// item waiting at a rank is keyed by q, the mixed-radix index of its free
+// coordinates by position in the part's order (s along positions before k,
+// t along those after, first digit fastest, position k skipped with radix
+// 1). These helpers are that one addressing, as sched expressions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COLLC_PASSES_DIMRINGSADDRESSING_H
+#define COLLC_PASSES_DIMRINGSADDRESSING_H
+
+#include "dialect/Coll/CollOps.h"
+#include "lib/Passes/ScheduleBuilder.h"
+
+namespace collc::dimrings {
+
+/// One rank per node on a torus (every dimension wrapped), or an error
+/// naming what is wrong and what to use instead; `opName` is alltoall or
+/// alltoallv.
+mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology,
+                                  llvm::StringRef opName);
+
+/// The digits of q by position, each position's radix given (1 at the
+/// stage's own position, whose digit is then 0).
+llvm::SmallVector<mlir::Value, 3> decode(ScheduleBuilder &b, mlir::Value index,
+                                         llvm::ArrayRef<mlir::Value> radix);
+
+/// The rank whose coordinate at position i is digits[i] (plus the stage's
+/// own coordinate, added by the caller): Σ digits[i]·strides[i].
+mlir::Value rankOf(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits,
+                   llvm::ArrayRef<mlir::Value> strides);
+
+/// Where item (j, q) of stage k's input sits in stage k − 1's output,
+/// keyed (s along position k − 1, q over the others): q re-encoded with
+/// position k set to j and position k − 1 skipped. The caller adds
+/// origin·Q_{k−1}, origin being the digit at position k − 1.
+mlir::Value previousIndex(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
+                          llvm::ArrayRef<mlir::Value> atStage,
+                          llvm::ArrayRef<mlir::Value> prevSkipped,
+                          llvm::ArrayRef<mlir::Value> prevRadix);
+
+} // namespace collc::dimrings
+
+#endif // COLLC_PASSES_DIMRINGSADDRESSING_H
