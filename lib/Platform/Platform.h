@@ -11,8 +11,8 @@
 //    so a Full zone with one link per direction between neighbours and an
 //    explicit dimension-ordered route (x, then y, then z; shortest way round
 //    in wrapped dimensions, ties as SimGrid breaks them: wrappedStep) for
-//    every ordered pair of nodes. P²
-//    routes: limited to kMaxExplicitRouteNodes nodes.
+//    every ordered pair of nodes. P² routes: limited to
+//    kMaxExplicitRouteNodes nodes.
 //  - switch: a cluster without backbone (a non-blocking crossbar), each node
 //    one SPLITDUPLEX link of link_mb_per_s and hop_latency_us.
 //
