@@ -18,6 +18,17 @@ LogicalResult dimrings::checkTopology(Operation *op, coll::TopologyAttr topology
   return success();
 }
 
+std::string dimrings::partsPhaseName(ArrayRef<SmallVector<int64_t, 3>> orders) {
+  static const char *const names[] = {"x", "y", "z"};
+  std::string name = "parts:";
+  for (auto [part, order] : llvm::enumerate(orders)) {
+    name += part ? " |" : "";
+    for (int64_t d : order)
+      name += std::string(" ") + names[d];
+  }
+  return name;
+}
+
 SmallVector<Value, 3> dimrings::decode(ScheduleBuilder &b, Value index, ArrayRef<Value> radix) {
   SmallVector<Value, 3> digits;
   for (Value r : radix) {

@@ -14,6 +14,8 @@
 #include "dialect/Coll/CollOps.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
+#include <string>
+
 namespace collc::dimrings {
 
 /// One rank per node on a torus (every dimension wrapped), or an error
@@ -21,6 +23,9 @@ namespace collc::dimrings {
 /// alltoallv.
 mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology,
                                   llvm::StringRef opName);
+
+/// The phase loop's name: every part's order, e.g. "parts: z x y | y z x".
+std::string partsPhaseName(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders);
 
 /// The digits of q by position, each position's radix given (1 at the
 /// stage's own position, whose digit is then 0).

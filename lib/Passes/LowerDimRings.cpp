@@ -530,19 +530,12 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
   builder.create<sched::ScratchOp>(op.getLoc(), partsBefore(np));
 
   // One phase loop: part p runs on FIFO p.
-  static const char *const names[] = {"x", "y", "z"};
-  std::string name = "parts:";
-  for (auto [part, order] : llvm::enumerate(orders)) {
-    name += part ? " |" : "";
-    for (int64_t d : order)
-      name += std::string(" ") + names[d];
-  }
   sched::ForOp loop = b.forLoop(b.c(0), np);
   Value part = loop.getInductionVar();
   Value lo = b.floordiv(b.mul(m, part), np);
   Value hi = b.floordiv(b.mul(m, b.add(part, b.c(1))), np);
   PartLowering lowering(b, orders, part, lo, b.sub(hi, lo), waves, partsBefore(part));
-  b.phase(name, 0, part);
+  b.phase(dimrings::partsPhaseName(orders), 0, part);
   lowering.emit();
   op.erase();
   return success();

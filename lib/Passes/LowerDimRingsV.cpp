@@ -113,14 +113,7 @@ public:
 
     sched::ForOp loop = b.forLoop(zero, b.c(parts));
     bindPart(loop.getInductionVar());
-    std::string name = "parts:";
-    static const char *const names[] = {"x", "y", "z"};
-    for (auto [i, order] : llvm::enumerate(orders)) {
-      name += i ? " |" : "";
-      for (int64_t d : order)
-        name += std::string(" ") + names[d];
-    }
-    b.phase(name, 0, part);
+    b.phase(dimrings::partsPhaseName(orders), 0, part);
     sched::ForOp stages = b.forLoop(zero, b.c(ndims));
     bindStage(stages.getInductionVar());
     emitStage();
