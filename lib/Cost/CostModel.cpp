@@ -179,24 +179,42 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
         at = (at + (dir == 0 ? 1 : -1) + n) % n;
       }
     };
-    for (int64_t a : sets[d])
-      for (int64_t b : sets[d]) {
-        if (a == b)
-          continue;
-        int64_t up = ((b - a) % n + n) % n, down = n - up;
-        if (!wraps)
-          route(a, std::abs(b - a), b > a ? 0 : 1, 1.0);
-        else if (up < down)
-          route(a, up, 0, 1.0);
-        else if (down < up)
-          route(a, down, 1, 1.0);
-        else if (adaptive) {
-          route(a, up, 0, 0.5);
-          route(a, down, 1, 0.5);
-        } else {
-          route(a, up, 0, 1.0);
+    // one group's alltoall along the ring
+    auto exchange = [&](llvm::ArrayRef<int64_t> group) {
+      for (int64_t a : group)
+        for (int64_t b : group) {
+          if (a == b)
+            continue;
+          int64_t up = ((b - a) % n + n) % n, down = n - up;
+          if (!wraps)
+            route(a, std::abs(b - a), b > a ? 0 : 1, 1.0);
+          else if (up < down)
+            route(a, up, 0, 1.0);
+          else if (down < up)
+            route(a, down, 1, 1.0);
+          else if (adaptive) {
+            route(a, up, 0, 0.5);
+            route(a, down, 1, 0.5);
+          } else if (wrappedStep(a, b, n) > 0) { // SimGrid's tie rule
+            route(a, up, 0, 1.0);
+          } else {
+            route(a, down, 1, 1.0);
+          }
         }
-      }
+    };
+    // S_d and its translates by 1, 2, ... that meet no earlier one: the
+    // ring's other groups, which exchange at the same time.
+    std::vector<bool> covered(static_cast<size_t>(n), false);
+    for (int64_t shift = 0; shift < n; ++shift) {
+      llvm::SmallVector<int64_t, 8> group;
+      for (int64_t a : sets[d])
+        group.push_back((a + shift) % n);
+      if (llvm::any_of(group, [&](int64_t at) { return covered[static_cast<size_t>(at)]; }))
+        continue;
+      for (int64_t at : group)
+        covered[static_cast<size_t>(at)] = true;
+      exchange(group);
+    }
     double ring = *std::max_element(load.begin(), load.end());
     worst = std::max(worst, ring * members / static_cast<double>(sets[d].size()));
   }
