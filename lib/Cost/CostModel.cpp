@@ -203,13 +203,20 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
         }
     };
     // S_d and its translates by 1, 2, ... that meet no earlier one: the
-    // ring's other groups, which exchange at the same time.
+    // ring's other groups, which exchange at the same time. Callers pass
+    // sets whose translates tile the dimension ({0}, all of it, a segment
+    // from 0, or every s-th coordinate); on a mesh a translate never
+    // wraps past the end.
     std::vector<bool> covered(static_cast<size_t>(n), false);
     for (int64_t shift = 0; shift < n; ++shift) {
       llvm::SmallVector<int64_t, 8> group;
-      for (int64_t a : sets[d])
+      bool crosses = false;
+      for (int64_t a : sets[d]) {
+        crosses = crosses || a + shift >= n;
         group.push_back((a + shift) % n);
-      if (llvm::any_of(group, [&](int64_t at) { return covered[static_cast<size_t>(at)]; }))
+      }
+      if ((crosses && !wraps) ||
+          llvm::any_of(group, [&](int64_t at) { return covered[static_cast<size_t>(at)]; }))
         continue;
       for (int64_t at : group)
         covered[static_cast<size_t>(at)] = true;
