@@ -152,9 +152,9 @@ MeshRows vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode);
 /// (the virtual mesh's other rows and columns), and they share the ring's
 /// links where they interleave: 8x8x8's columns take y ∈ {y0, y0 + 4} for
 /// each y0 < 4, and the four column families together put 4 messages, not
-/// 1, on a y link (collc --report on vmesh at 8x8x8: y+ carries 6 MiB; the
-/// first family alone would say 5 MiB for the hottest link, and SMPI ran
-/// 41194.9 us against 40768.6 us for the 6 MiB).
+/// 1, on a y link (collc --report on vmesh at 8x8x8: y+ carries 6 MiB, and
+/// SMPI ran 41194.9 us against 40768.6 us of link time for it; with the
+/// first family alone the two phases' busiest links summed to 5 MiB).
 double productAlltoallLoad(const TopologySpec &topo,
                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
                            int64_t cores);
