@@ -235,10 +235,16 @@ collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens
   return COLLRT_OK;
 }
 
+/* A gathered message (not a COPY, which walks its segments) that does not
+ * go contiguous under folding. */
+static int needs_datatype(const collrt_coll_t *c, const collrt_step_t *s) {
+  return s->kind != COLLRT_STEP_COPY && s->nsrc && !collrt_gathered_folds(c, s);
+}
+
 static collrt_status_t build_datatypes(collrt_coll_t *c, collrt_diag_t *diag) {
   size_t n = c->steps.count, most = 0, any = 0;
   for (size_t i = 0; i < n; ++i)
-    if (c->steps.steps[i].kind != COLLRT_STEP_COPY && c->steps.steps[i].nsrc) {
+    if (needs_datatype(c, &c->steps.steps[i])) {
       any = 1;
       if (c->steps.steps[i].nsrc > most)
         most = c->steps.steps[i].nsrc;
@@ -258,7 +264,7 @@ static collrt_status_t build_datatypes(collrt_coll_t *c, collrt_diag_t *diag) {
     c->dtype[i] = MPI_DATATYPE_NULL;
   for (size_t i = 0; i < n && !st; ++i) {
     const collrt_step_t *s = &c->steps.steps[i];
-    if (s->kind != COLLRT_STEP_COPY && s->nsrc)
+    if (needs_datatype(c, s))
       st = collrt_gathered_type(c, i, lens, displs, &c->dtype[i], diag);
   }
 out:

@@ -178,4 +178,23 @@ collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens
                                      MPI_Aint *displs, MPI_Datatype *out,
                                      collrt_diag_t *diag);
 
+/* Whether gathered step s moves as s->len contiguous bytes of the folded
+ * scratch instead of through its datatype: only under SMPI with folded
+ * scratch (bind.c, COLLRT_SMPI_SHARED_SCRATCH), where the bytes are garbage
+ * anyway and the simulated time is the same. SMPI packs every
+ * derived-datatype message into a private heap copy for the life of the
+ * request (Request::init_buffer): at 64 KiB blocks on 1024 ranks that grew
+ * past 16 GB of heap. Bind builds no datatype for such a step (at 1024
+ * ranks, dim-rings 4 KiB, the datatypes alone held 300 KB a rank) and the
+ * engine sends from the scratch: one test, so the two cannot disagree. */
+static inline int collrt_gathered_folds(const collrt_coll_t *c, const collrt_step_t *s) {
+#if COLLRT_SMPI
+  return s->nsrc && c->scratch_shared && s->len <= c->steps.scratch_bytes;
+#else
+  (void)c;
+  (void)s;
+  return 0;
+#endif
+}
+
 #endif

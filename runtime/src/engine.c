@@ -149,23 +149,19 @@ static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collr
   {
     int rc;
     MPI_Request *r = &c->reqs[c->nactive];
-    /* a gathered message goes through its datatype, built at bind */
-    void *base = s->nsrc ? MPI_BOTTOM : c->buf[s->buf] + s->off;
-    int count = s->nsrc ? 1 : (int)s->len;
-    MPI_Datatype type = s->nsrc ? c->dtype[i] : MPI_BYTE;
-#ifdef COLLRT_SMPI
-    /* Folded scratch (COLLRT_SMPI_SHARED_SCRATCH, bind.c) means timing only:
-     * the bytes are garbage anyway. SMPI packs every derived-datatype
-     * message into a private heap copy for the life of the request
-     * (Request::init_buffer), which at 64 KiB blocks on 1024 ranks grew
-     * past 16 GB of heap; the same number of bytes from the folded scratch
-     * costs the same simulated time and no copy. */
-    if (s->nsrc && c->scratch_shared && s->len <= c->steps.scratch_bytes) {
+    /* a gathered message goes through its datatype, built at bind, unless
+     * it folds (timing only, coll_internal.h): then bind built none */
+    void *base;
+    int count = (int)s->len;
+    MPI_Datatype type = MPI_BYTE;
+    if (collrt_gathered_folds(c, s))
       base = c->buf[COLLRT_BUF_SCRATCH];
-      count = (int)s->len;
-      type = MPI_BYTE;
-    }
-#endif
+    else if (s->nsrc) {
+      base = MPI_BOTTOM;
+      count = 1;
+      type = c->dtype[i];
+    } else
+      base = c->buf[s->buf] + s->off;
     if (s->kind == COLLRT_STEP_SEND) {
 #ifdef COLLRT_SMPI
       if (s->len < COLLRT_SMPI_EAGER && smpi_issend_eager())

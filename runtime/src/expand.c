@@ -69,6 +69,7 @@ typedef struct expander {
   uint32_t epoch;
   int fifo;
   int xfer;        /* statement of the transfer whose body runs, or -1 */
+  size_t xfer_segs; /* its first source segment in segs */
   int64_t buf_bytes[COLLRT_BUF_COUNT_];
   int64_t arena_counters;
 } expander_t;
@@ -219,12 +220,23 @@ static collrt_status_t segment(expander_t *x, unsigned si) {
   if ((st = check_region(x, si, "segment", s->buf0, off, len)))
     return st;
   vec_t *v = s->slot == COLLRT_SIDE_DST ? &x->dst_segs : &x->segs;
+  size_t first = s->slot == COLLRT_SIDE_DST ? 0 : x->xfer_segs;
   collrt_seg_t *g;
+  /* A piece that continues the transfer's last one extends it: the same
+   * bytes in the same order, one segment fewer for bind to keep (dim-rings
+   * at 1024 ranks, a rank's blocks for one ring peer lie side by side). */
+  if (v->count > first) {
+    g = &VEC_AT(*v, collrt_seg_t, v->count - 1);
+    if (g->buf == s->buf0 && g->off + g->len == off && g->len + len <= INT_MAX) {
+      g->len += (int32_t)len;
+      return COLLRT_OK;
+    }
+  }
   if ((st = vec_push(x, v, sizeof *g, "segments", (void **)&g)))
     return st;
   g->buf = s->buf0;
   g->off = off;
-  g->len = len;
+  g->len = (int32_t)len;
   return COLLRT_OK;
 }
 
@@ -273,6 +285,7 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     return st;
   /* the body adds segments and DEP waits */
   size_t seg_begin = x->segs.count;
+  x->xfer_segs = seg_begin;
   x->dst_segs.count = 0;
   x->xfer = (int)si;
   st = run_body(x, si + 1, si + 1 + s->body);

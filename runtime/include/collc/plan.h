@@ -69,10 +69,12 @@ static inline int collrt_step_is_signal(uint8_t kind) {
   return kind == COLLRT_STEP_NOTIFY || kind == COLLRT_STEP_AWAIT;
 }
 
-/* One contiguous piece of a gathered transfer. */
+/* One contiguous piece of a gathered transfer. 16 bytes: bind keeps one
+ * per piece, the largest part of a bind's memory for schedules that gather
+ * (dim-rings at 1024 ranks: 12928 a rank). */
 typedef struct collrt_seg {
   int64_t off;
-  int64_t len; /* > 0 */
+  int32_t len; /* 1 .. INT_MAX, like a step's (expansion checks both) */
   uint8_t buf; /* collrt_buffer_t */
 } collrt_seg_t;
 
