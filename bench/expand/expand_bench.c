@@ -298,6 +298,13 @@ int main(int argc, char **argv) {
   size_t heap = heap_in_use() - heap0;
   long rss = rss_bytes() - rss0;
   size_t n = steps.count, ndeps = steps.ndeps, nsegs = steps.nsegs;
+  /* what the rank moves: bytes it sends, bytes it copies locally (COPY) */
+  int64_t sent = 0, copied = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const collrt_step_t *s = &steps.steps[k];
+    sent += s->kind == COLLRT_STEP_SEND ? s->len : 0;
+    copied += s->kind == COLLRT_STEP_COPY ? s->len : 0;
+  }
   collrt_fq_free(&fq);
   collrt_steps_free(&steps);
   for (int k = 1; k < reps; ++k) {
@@ -312,9 +319,10 @@ int main(int argc, char **argv) {
   double per = n ? 1.0 / (double)n : 0.0;
   printf("P=%d rank=%d steps=%zu deps=%zu segs=%zu expand_us=%.0f ns_per_step=%.1f "
          "persistent_bytes=%zu bytes_per_step=%.1f rss_bytes=%ld rss_per_step=%.1f "
-         "step_struct=%zu table_entries=%zu exchange_sim_us=%.0f\n",
+         "step_struct=%zu table_entries=%zu exchange_sim_us=%.0f sent_bytes=%lld copied_bytes=%lld\n",
          P, rank, n, ndeps, nsegs, best * 1e6, best * 1e9 * per, heap, (double)heap * per,
-         rss, (double)rss * per, sizeof(collrt_step_t), tables.count, exchange_s * 1e6);
+         rss, (double)rss * per, sizeof(collrt_step_t), tables.count, exchange_s * 1e6,
+         (long long)sent, (long long)copied);
   free(entries);
   collrt_plan_free(plan);
   free(a);

@@ -160,8 +160,9 @@ double productAlltoallLoad(const TopologySpec &topo,
                            int64_t cores);
 
 /// T_vmesh ≈ (Pvx + Pvy − 2)·α + (L_row·(Pvy·m + h) + L_col·(Pvx·m + h))·β
-/// + P·m·γ: seed 000's eq. 4 with one message per row and column peer, every
-/// byte crossing the network twice and re-sorted once on the intermediate.
+/// + m·γ: seed 000's eq. 4 with one message per row and column peer, every
+/// byte crossing the network twice. The seed's re-sort on the intermediate
+/// is no copy here (phase 2 gathers through datatypes); m·γ is the own block.
 /// L_row and L_col are the busiest link's messages in each phase
 /// (productAlltoallLoad over the rows' and the columns' node sets): on an
 /// asymmetric torus the two phases load different dimensions (8×4×4: rows
