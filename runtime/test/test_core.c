@@ -685,6 +685,34 @@ static void test_format_v2(void) {
   CHECK(joins == 2, "phase-2 sends: %d with 4 segments and 4 dependencies, want 2", joins);
   collrt_steps_free(&s);
   collrt_plan_free(p);
+  /* adjacent pieces of one transfer merge into one segment; a gap, or the
+   * next piece in another buffer, starts a new one */
+  tp_init(&b, COLLRT_OP_ALLTOALL, COLLRT_ALG_CUSTOM);
+  unsigned mph = tp_phase(&b, 0);
+  unsigned msd = tp_stmt(&b, COLLRT_STMT_SEND, 0, 0, COLLRT_GATHER_SRC,
+                         (const char *const[8]){"r 1 + P %", NULL, NULL, "0"});
+  tp_seg(&b, COLLRT_SIDE_SRC, COLLRT_BUF_SEND, "0", "4");
+  tp_seg(&b, COLLRT_SIDE_SRC, COLLRT_BUF_SEND, "4", "4");
+  tp_seg(&b, COLLRT_SIDE_SRC, COLLRT_BUF_SEND, "12", "4");
+  tp_seg(&b, COLLRT_SIDE_SRC, COLLRT_BUF_RECV, "16", "4");
+  tp_end(&b, msd);
+  tp_end(&b, mph);
+  p = tp_finish(&b);
+  int64_t marr[4 * 4];
+  collrt_expand_input_t min;
+  uniform_input(&min, marr, 4, 0, 20);
+  EXPECT(collrt_expand(p, &min, &s, &d), COLLRT_OK, &d, NULL);
+  CHECK(s.count == 1 && s.steps[0].nsrc == 3 && s.steps[0].len == 16 && s.nsegs == 3,
+        "merged segments: %zu steps, %u segments, %d bytes", s.count,
+        s.count ? s.steps[0].nsrc : 0, s.count ? s.steps[0].len : 0);
+  if (s.nsegs == 3)
+    CHECK(s.segs[0].off == 0 && s.segs[0].len == 8 && s.segs[1].off == 12 && s.segs[1].len == 4 &&
+              s.segs[2].buf == COLLRT_BUF_RECV && s.segs[2].off == 16,
+          "merged segments: (%lld, %d) (%lld, %d) (buf %u, %lld)", (long long)s.segs[0].off,
+          s.segs[0].len, (long long)s.segs[1].off, s.segs[1].len, s.segs[2].buf,
+          (long long)s.segs[2].off);
+  collrt_steps_free(&s);
+  collrt_plan_free(p);
   /* a forward wait: the credit receive depends on later steps */
   tp_build_two_phase(&b, 4, 2, 1, 0);
   p = tp_finish(&b);
