@@ -223,8 +223,8 @@ static collrt_status_t segment(expander_t *x, unsigned si) {
   size_t first = s->slot == COLLRT_SIDE_DST ? 0 : x->xfer_segs;
   collrt_seg_t *g;
   /* A piece that continues the transfer's last one extends it: the same
-   * bytes in the same order, one segment fewer for bind to keep (dim-rings
-   * at 1024 ranks, a rank's blocks for one ring peer lie side by side). */
+   * bytes in the same order, one segment fewer for bind to keep (dim-rings,
+   * 4 KiB, 1024 ranks: 12928 pieces a rank, 9542 segments). */
   if (v->count > first) {
     g = &VEC_AT(*v, collrt_seg_t, v->count - 1);
     if (g->buf == s->buf0 && g->off + g->len == off && g->len + len <= INT_MAX) {
