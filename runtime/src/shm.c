@@ -629,8 +629,11 @@ collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_i
   out->shm_steps = c->node.nshm;
   for (size_t i = 0; i < c->steps.count && c->node.desc; ++i)
     out->shm_eager_steps += c->node.desc[i] && c->node.desc[i]->slot;
-  for (size_t i = 0; i < c->steps.count; ++i)
-    out->steps += collrt_step_is_message(c->steps.steps[i].kind);
+  for (size_t i = 0; i < c->steps.count; ++i) {
+    const collrt_step_t *s = &c->steps.steps[i];
+    out->steps += collrt_step_is_message(s->kind);
+    out->folded_steps += collrt_step_is_message(s->kind) && collrt_gathered_folds(c, s);
+  }
   out->why = c->node.mode == COLLRT_SHM_OFF ? c->node.why : NULL;
   out->shm_chunks_pulled = c->node.pulled;
   out->shm_chunks_pushed = c->node.pushed;

@@ -264,6 +264,19 @@ static void say_chunks(const collrt_coll_t *c, MPI_Comm comm, int wrank) {
     printf("shared memory: receivers copied %llu chunks, senders %llu\n", all[0], all[1]);
 }
 
+/* --shared-bufs: how many gathered messages went as contiguous bytes of
+ * the folded scratch (coll_internal.h, collrt_gathered_folds), summed over
+ * the ranks; bench/smpi/run records it, scripts/test checks it. */
+static void say_folded(const collrt_coll_t *c, MPI_Comm comm, int wrank) {
+  collrt_transport_info_t t;
+  unsigned long long mine = 0, all = 0;
+  if (!collrt_coll_transport(c, &t, NULL))
+    mine = t.folded_steps;
+  MPI_Reduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  if (wrank == 0)
+    printf("folded_messages=%llu\n", all);
+}
+
 /* One timed run of the plan (c != NULL) or of the native collective: the
  * maximum over ranks of Barrier-separated start+wait, in microseconds. */
 static double timed_run(collrt_coll_t *c, const bufs_t *b, uint8_t *native_out,
@@ -479,6 +492,8 @@ int main(int argc, char **argv) {
     print_digest(o.native_only, &b, comm, wrank);
   if (!o.native_only)
     say_chunks(coll, comm, wrank);
+  if (!o.native_only && o.shared)
+    say_folded(coll, comm, wrank);
   free(tc);
   free(tn);
   collrt_coll_free(coll);

@@ -94,6 +94,10 @@ typedef struct collrt_transport_info {
    * message copy its chunks, whichever is idle: shm.c): as the receiver,
    * and as the sender, into the receiver's buffer. */
   uint64_t shm_chunks_pulled, shm_chunks_pushed;
+  /* SMPI timing runs with folded scratch only (COLLRT_SMPI_SHARED_SCRATCH):
+   * this rank's gathered sends and receives that move as that many
+   * contiguous bytes of the folded scratch, with no datatype. 0 elsewhere. */
+  size_t folded_steps;
 } collrt_transport_info_t;
 
 collrt_status_t collrt_coll_transport(const collrt_coll_t *coll, collrt_transport_info_t *out,
