@@ -32,5 +32,6 @@ tools = [
     ToolSubst("%collc", os.path.join(config.collc_tools_dir, "collc")),
     ToolSubst("%collc-opt", os.path.join(config.collc_tools_dir, "collc-opt")),
     ToolSubst("%collc-run", os.path.join(config.collc_tools_dir, "collc-run")),
+    ToolSubst("%collc-expand-bench", os.path.join(config.collc_tools_dir, "collc-expand-bench")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

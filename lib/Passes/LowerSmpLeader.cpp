@@ -70,7 +70,6 @@ void lowerSmpLeader(coll::AlltoallOp op) {
   // nodes from the topology, so that the plan runs on exactly N·C ranks
   Value nodes = b.nodes(op.getTopology().getShape().size());
   Value node = b.floordiv(r, cores), me = b.mod(r, cores);
-  Value leader = b.mul(node, cores);
   Value isLeader = b.eq(me, zero);
   Value m = b.count(CountArray::recvcount, r);
   Value rows = b.mul(b.mul(cores, p), m); // in[*][*], and out[*][*][*]

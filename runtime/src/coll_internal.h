@@ -116,6 +116,8 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag);
 void collrt_shm_free(collrt_node_t *node);
 /* Rewrites the buffer addresses a rank's window publishes (rebind). */
 void collrt_shm_rebind(collrt_coll_t *c);
+/* The node-transport fields of collrt_coll_transport (engine.c). */
+void collrt_shm_transport(const collrt_coll_t *c, collrt_transport_info_t *out);
 /* The engine's side: a step over shared memory starts, progresses, is
  * abandoned. progress sets *moved when a step completed. */
 void collrt_shm_issue(collrt_coll_t *c, uint32_t step);

@@ -401,3 +401,23 @@ collrt_status_t collrt_wait(collrt_coll_t *c, collrt_diag_t *diag) {
 collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *c) {
   return c ? c->wait_policy : COLLRT_WAIT_AUTO;
 }
+
+/* What carries this rank's messages: the node's shared-memory mode and its
+ * steps (shm.c decided them at bind and fills them in, collrt_shm_transport),
+ * and the message steps that go as contiguous bytes of the folded scratch
+ * (collrt_gathered_folds, the test bind and the engine share). */
+collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_info_t *out,
+                                      collrt_diag_t *diag) {
+  if (!c || !out) {
+    collrt_diag_set(diag, "collrt_coll_transport: %s is NULL", c ? "out" : "coll");
+    return COLLRT_ERR_ARG;
+  }
+  memset(out, 0, sizeof *out);
+  collrt_shm_transport(c, out);
+  for (size_t i = 0; i < c->steps.count; ++i) {
+    const collrt_step_t *s = &c->steps.steps[i];
+    out->steps += collrt_step_is_message(s->kind);
+    out->folded_steps += collrt_step_is_message(s->kind) && collrt_gathered_folds(c, s);
+  }
+  return COLLRT_OK;
+}

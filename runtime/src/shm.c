@@ -616,28 +616,16 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   return st;
 }
 
-collrt_status_t collrt_coll_transport(const collrt_coll_t *c, collrt_transport_info_t *out,
-                                      collrt_diag_t *diag) {
-  if (!c || !out) {
-    collrt_diag_set(diag, "collrt_coll_transport: %s is NULL", c ? "out" : "coll");
-    return COLLRT_ERR_ARG;
-  }
-  memset(out, 0, sizeof *out);
+void collrt_shm_transport(const collrt_coll_t *c, collrt_transport_info_t *out) {
   out->node_ranks = c->node.size;
   out->shm = (collrt_shm_mode_t)c->node.mode;
   out->shm_min_bytes = c->node.min_bytes;
   out->shm_steps = c->node.nshm;
   for (size_t i = 0; i < c->steps.count && c->node.desc; ++i)
     out->shm_eager_steps += c->node.desc[i] && c->node.desc[i]->slot;
-  for (size_t i = 0; i < c->steps.count; ++i) {
-    const collrt_step_t *s = &c->steps.steps[i];
-    out->steps += collrt_step_is_message(s->kind);
-    out->folded_steps += collrt_step_is_message(s->kind) && collrt_gathered_folds(c, s);
-  }
   out->why = c->node.mode == COLLRT_SHM_OFF ? c->node.why : NULL;
   out->shm_chunks_pulled = c->node.pulled;
   out->shm_chunks_pushed = c->node.pushed;
-  return COLLRT_OK;
 }
 
 /* ---- a run ---- */

@@ -251,30 +251,31 @@ static void print_digest(int native_only, const bufs_t *b, MPI_Comm comm, int wr
     printf("digest=%016llx\n", all);
 }
 
-/* COLLRT_VERBOSE: who copied the chunks of on-node messages, summed over
- * the ranks (the receivers, or the senders into the receivers' buffers). */
-static void say_chunks(const collrt_coll_t *c, MPI_Comm comm, int wrank) {
-  const char *v = getenv("COLLRT_VERBOSE");
-  collrt_transport_info_t t;
-  if (!v || !*v || !strcmp(v, "0") || collrt_coll_transport(c, &t, NULL))
+/* What the transport did, summed over the ranks (world rank 0 prints):
+ * with `chunks` (COLLRT_VERBOSE), who copied the chunks of on-node messages
+ * (the receivers, or the senders into the receivers' buffers); with
+ * `folded` (--shared-bufs), how many gathered messages went as contiguous
+ * bytes of the folded scratch (coll_internal.h, collrt_gathered_folds),
+ * which bench/smpi/run records and scripts/test checks. A rank whose query
+ * fails still joins the reduce (with zeros), so no rank is left waiting. */
+static void say_transport(const collrt_coll_t *c, int chunks, int folded, MPI_Comm comm,
+                          int wrank) {
+  if (!chunks && !folded)
     return;
-  unsigned long long mine[2] = {t.shm_chunks_pulled, t.shm_chunks_pushed}, all[2];
-  MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-  if (wrank == 0)
-    printf("shared memory: receivers copied %llu chunks, senders %llu\n", all[0], all[1]);
-}
-
-/* --shared-bufs: how many gathered messages went as contiguous bytes of
- * the folded scratch (coll_internal.h, collrt_gathered_folds), summed over
- * the ranks; bench/smpi/run records it, scripts/test checks it. */
-static void say_folded(const collrt_coll_t *c, MPI_Comm comm, int wrank) {
   collrt_transport_info_t t;
-  unsigned long long mine = 0, all = 0;
-  if (!collrt_coll_transport(c, &t, NULL))
-    mine = t.folded_steps;
-  MPI_Reduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-  if (wrank == 0)
-    printf("folded_messages=%llu\n", all);
+  unsigned long long mine[3] = {0, 0, 0}, all[3] = {0, 0, 0};
+  if (!collrt_coll_transport(c, &t, NULL)) {
+    mine[0] = t.shm_chunks_pulled;
+    mine[1] = t.shm_chunks_pushed;
+    mine[2] = t.folded_steps;
+  }
+  MPI_Reduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  if (wrank != 0)
+    return;
+  if (chunks)
+    printf("shared memory: receivers copied %llu chunks, senders %llu\n", all[0], all[1]);
+  if (folded)
+    printf("folded_messages=%llu\n", all[2]);
 }
 
 /* One timed run of the plan (c != NULL) or of the native collective: the
@@ -490,10 +491,10 @@ int main(int argc, char **argv) {
   }
   if (o.digest)
     print_digest(o.native_only, &b, comm, wrank);
-  if (!o.native_only)
-    say_chunks(coll, comm, wrank);
-  if (!o.native_only && o.shared)
-    say_folded(coll, comm, wrank);
+  if (!o.native_only) {
+    const char *v = getenv("COLLRT_VERBOSE");
+    say_transport(coll, v && *v && strcmp(v, "0"), o.shared, comm, wrank);
+  }
   free(tc);
   free(tn);
   collrt_coll_free(coll);
