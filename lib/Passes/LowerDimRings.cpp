@@ -367,12 +367,21 @@ private:
     }
   }
 
+  /// The stage's messages first, then the copy of the rank's own items:
+  /// the engine issues steps in plan order, so the copy's time (gamma per
+  /// byte, which a real node and SMPI charge; the runtime copies in chunks
+  /// with a poll in between) passes while the stage's first messages are
+  /// on the wire. Copy first, the links waited for it.
   void emitStage() {
+    emitStageMessages();
+    emitOwnCopy();
+  }
+
+  /// This rank's own items: In_k[y] -> Out_k[y]. The first stage's copy
+  /// writes scratch the wave before may still be sending from.
+  void emitOwnCopy() {
     OpBuilder &builder = b.getBuilder();
     Value y = ck();
-
-    // This rank's own items: In_k[y] -> Out_k[y]. The first stage's copy
-    // writes scratch the wave before may still be sending from.
     {
       OpBuilder::InsertionGuard guard(builder);
       MLIRContext *ctx = builder.getContext();
@@ -390,7 +399,11 @@ private:
       sched::ForOp items = b.forLoop(zero, q());
       outSegment(y, items.getInductionVar());
     }
+  }
 
+  void emitStageMessages() {
+    OpBuilder &builder = b.getBuilder();
+    Value y = ck();
     OpBuilder::InsertionGuard guard(builder);
     Value n = nk();
     sched::ForOp steps = b.forLoop(one, b.add(h(), one));

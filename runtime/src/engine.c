@@ -6,10 +6,11 @@
  * Per pass the work is proportional to what is in flight on this rank, never
  * to P: the queues are scanned per FIFO (2 * nfifos heads), completions are
  * compacted in one linear sweep over the active requests, no sorting. Copies
- * up to COPY_INLINE bytes are done when issued (a chain of small steps pays
- * no bookkeeping for them); larger ones in COPY_INLINE chunks with a poll in
- * between, so a rank copying its own block keeps its messages moving (MPI
- * progresses a rendezvous transfer only inside MPI calls). */
+ * up to one chunk (copy_chunk: 64 KiB, or its time under SMPI) are done when
+ * issued (a chain of small steps pays no bookkeeping for them); larger ones
+ * chunk by chunk with a poll in between, so a rank copying its own block
+ * keeps its messages moving (MPI progresses a rendezvous transfer only
+ * inside MPI calls). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,16 +97,46 @@ static void copy_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int6
   collrt_copy(c->buf[dbuf] + doff, c->buf[sbuf] + soff, (size_t)len);
 }
 
-/* Moves bytes [done, done + n) of copy step `s`, gathered or not. */
+/* Moves bytes [done, done + n) of copy step `s`, gathered or not. Under
+ * SMPI (simulate-computation off) the copy also takes its time: n bytes at
+ * the plan's gamma, as simulate.c and the cost model charge it, and as
+ * shm.c charges a copy between the ranks of a node. */
 static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, int64_t n) {
   if (!s->nsrc && !s->ndst) {
     copy_piece(c, s->buf, s->off + done, s->dst_buf, s->dst_off + done, n);
-    return;
+  } else {
+    collrt_region_t src, dst;
+    collrt_step_source(&c->steps, s, &src);
+    collrt_step_dest(&c->steps, s, &dst);
+    collrt_region_pairs(&src, &dst, done, n, copy_piece, c);
   }
-  collrt_region_t src, dst;
-  collrt_step_source(&c->steps, s, &src);
-  collrt_step_dest(&c->steps, s, &dst);
-  collrt_region_pairs(&src, &dst, done, n, copy_piece, c);
+#ifdef COLLRT_SMPI
+  double t = (double)n * c->node.copy_ps_per_byte * 1e-12;
+  if (t > 0) {
+    struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+    smpi_nanosleep(&ts, NULL);
+  }
+#endif
+}
+
+/* The bytes of a copy between two polls: COPY_INLINE, about 6.5 us of
+ * memcpy on a node that copies 10 GB/s, so that a rank copying a large
+ * block still answers its completions. Under SMPI a byte costs the plan's
+ * gamma instead, and the chunk is the bytes of the same 6.5 us at that rate
+ * (4 KiB at 1.6 ns/B): with 64 KiB chunks (105 us at 1.6 ns/B) dim-rings
+ * on 8x8x8 at 4 KiB measured 10% slower, the links idle while a rank slept
+ * in its copy (bench/smpi/README.md). */
+static int64_t copy_chunk(const collrt_coll_t *c) {
+#ifdef COLLRT_SMPI
+  enum { NODE_PS_PER_BYTE = 100, MIN_CHUNK = 256 };
+  if (c->node.copy_ps_per_byte > NODE_PS_PER_BYTE) {
+    int64_t n = (int64_t)COPY_INLINE * NODE_PS_PER_BYTE / c->node.copy_ps_per_byte;
+    return n < MIN_CHUNK ? MIN_CHUNK : n;
+  }
+#else
+  (void)c;
+#endif
+  return COPY_INLINE;
 }
 
 /* Advances every large copy under way by one chunk. */
@@ -113,8 +144,8 @@ static void advance_copies(collrt_coll_t *c, int trace) {
   for (int k = 0; k < c->ncopying;) {
     uint32_t i = c->copy_step[k];
     const collrt_step_t *s = &c->steps.steps[i];
-    int64_t done = c->copy_done[k];
-    int64_t n = s->len - done < COPY_INLINE ? s->len - done : COPY_INLINE;
+    int64_t done = c->copy_done[k], chunk = copy_chunk(c);
+    int64_t n = s->len - done < chunk ? s->len - done : chunk;
     copy_bytes(c, s, done, n);
     c->copy_done[k] = done + n;
     if (c->copy_done[k] < s->len) {
@@ -133,7 +164,7 @@ static void advance_copies(collrt_coll_t *c, int trace) {
 static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collrt_diag_t *diag) {
   const collrt_step_t *s = &c->steps.steps[i];
   if (s->kind == COLLRT_STEP_COPY) {
-    if (s->len <= COPY_INLINE) {
+    if (s->len <= copy_chunk(c)) {
       copy_bytes(c, s, 0, s->len);
       collrt_engine_complete(c, i, trace);
     } else {
