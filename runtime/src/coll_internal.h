@@ -180,6 +180,17 @@ collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens
                                      MPI_Aint *displs, MPI_Datatype *out,
                                      collrt_diag_t *diag);
 
+#ifdef COLLRT_SMPI
+/* engine.c. Simulated time, which smpi/simulate-computation:no leaves
+ * uncharged: a sleep, and a copy of len bytes at the plan's gamma (the
+ * spec's copy_ns_per_byte, from which the platform's loopback bandwidth is
+ * derived too), as simulate.c and the cost model charge it. Every copy the
+ * runtime makes goes through it: local COPY steps (engine.c) and copies
+ * between the ranks of a node (shm.c). */
+void collrt_smpi_sleep(double seconds);
+void collrt_smpi_charge_copy(const collrt_coll_t *c, int64_t len);
+#endif
+
 /* Whether gathered step s moves as s->len contiguous bytes of the folded
  * scratch instead of through its datatype: only under SMPI with folded
  * scratch (bind.c, COLLRT_SMPI_SHARED_SCRATCH), where the bytes are garbage

@@ -62,13 +62,21 @@ static int smpi_issend_eager(void) {
   return smpi_eager_mode;
 }
 
+void collrt_smpi_sleep(double seconds) {
+  if (seconds <= 0)
+    return;
+  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  smpi_nanosleep(&ts, NULL);
+}
+
+void collrt_smpi_charge_copy(const collrt_coll_t *c, int64_t len) {
+  collrt_smpi_sleep((double)len * c->node.copy_ps_per_byte * 1e-12);
+}
+
 /* Charges the receive overhead of `n` eager messages (simulated time). */
 static void smpi_charge_or(int n) {
-  if (n <= 0 || smpi_or_s <= 0)
-    return;
-  double t = n * smpi_or_s;
-  struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
-  smpi_nanosleep(&ts, NULL);
+  if (n > 0)
+    collrt_smpi_sleep(n * smpi_or_s);
 }
 #endif
 
@@ -111,11 +119,7 @@ static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, i
     collrt_region_pairs(&src, &dst, done, n, copy_piece, c);
   }
 #ifdef COLLRT_SMPI
-  double t = (double)n * c->node.copy_ps_per_byte * 1e-12;
-  if (t > 0) {
-    struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
-    smpi_nanosleep(&ts, NULL);
-  }
+  collrt_smpi_charge_copy(c, n);
 #endif
 }
 

@@ -84,9 +84,7 @@
 #include "diag.h"
 
 #ifdef COLLRT_SMPI
-#include <time.h>
 #include <simgrid/semaphore.h> /* a waiting rank's doorbell */
-#include <smpi/smpi_helpers_internal.h> /* smpi_nanosleep: simulated sleep */
 enum { SHM_MIN_DEFAULT = 0 }; /* a memcpy: every on-node message */
 enum { SHM_EAGER = 0 };       /* so nothing goes eager */
 #else
@@ -786,14 +784,7 @@ static collrt_status_t move_chunk(collrt_coll_t *c, const collrt_step_t *s,
     return COLLRT_ERR_MPI;
   }
 #ifdef COLLRT_SMPI
-  /* the copy's time, which simulate-computation:no would not charge: the
-   * plan's copy cost per byte (the spec's copy_ns_per_byte, from which the
-   * platform's loopback bandwidth is derived too) */
-  double t_s = (double)len * c->node.copy_ps_per_byte * 1e-12;
-  if (t_s > 0) {
-    struct timespec ts = {(time_t)t_s, (long)((t_s - (double)(time_t)t_s) * 1e9)};
-    smpi_nanosleep(&ts, NULL);
-  }
+  collrt_smpi_charge_copy(c, len);
 #endif
   return COLLRT_OK;
 }
