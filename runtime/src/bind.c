@@ -579,7 +579,7 @@ agree:;
   }
   /* the node's shared-memory transport, and one more agreement: a rank
    * whose receives found no matching send must not leave its peers waiting */
-  c->node.copy_ps_per_byte = d->gamma_ps_per_byte;
+  collrt_engine_set_gamma(c, d->gamma_ps_per_byte);
   MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
   /* the node arena first: the transport publishes its address too */
   st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);

@@ -81,6 +81,7 @@ struct collrt_coll {
   int nactive;
   uint32_t *copy_step; /* copies under way, done in chunks between polls */
   int64_t *copy_done;  /* bytes of each copied so far */
+  int64_t copy_chunk_bytes; /* bytes of a copy between two polls (engine.c) */
   int ncopying;
   collrt_wait_policy_t wait_policy; /* what collrt_wait does when idle */
   int running;         /* between start and the completion seen by test/wait */
@@ -97,6 +98,9 @@ collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what);
 /* Marks step `step` complete (engine.c): the FIFO queues learn it, and the
  * trace, if any, its time. Shared by the MPI and shared-memory transports. */
 void collrt_engine_complete(collrt_coll_t *c, uint32_t step, int trace);
+/* Sets the plan's gamma (ps per byte copied) and, from it, the bytes of a
+ * large copy the engine moves between two polls (engine.c). Once, at bind. */
+void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte);
 
 /* node_map.c. Collective over `comm`: which ranks share this rank's node
  * (MPI_Comm_split_type, then groups of COLLRT_NODE_SIZE local ranks if that
@@ -182,12 +186,11 @@ collrt_status_t collrt_gathered_type(const collrt_coll_t *c, size_t i, int *lens
 
 #ifdef COLLRT_SMPI
 /* engine.c. Simulated time, which smpi/simulate-computation:no leaves
- * uncharged: a sleep, and a copy of len bytes at the plan's gamma (the
+ * uncharged: a copy of len bytes at the plan's gamma (the
  * spec's copy_ns_per_byte, from which the platform's loopback bandwidth is
  * derived too), as simulate.c and the cost model charge it. Every copy the
  * runtime makes goes through it: local COPY steps (engine.c) and copies
  * between the ranks of a node (shm.c). */
-void collrt_smpi_sleep(double seconds);
 void collrt_smpi_charge_copy(const collrt_coll_t *c, int64_t len);
 #endif
 

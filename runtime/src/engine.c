@@ -6,7 +6,7 @@
  * Per pass the work is proportional to what is in flight on this rank, never
  * to P: the queues are scanned per FIFO (2 * nfifos heads), completions are
  * compacted in one linear sweep over the active requests, no sorting. Copies
- * up to one chunk (copy_chunk: 64 KiB, or its time under SMPI) are done when
+ * up to one chunk (copy_chunk_bytes: 64 KiB, or its time under SMPI) are done when
  * issued (a chain of small steps pays no bookkeeping for them); larger ones
  * chunk by chunk with a poll in between, so a rank copying its own block
  * keeps its messages moving (MPI progresses a rendezvous transfer only
@@ -62,7 +62,9 @@ static int smpi_issend_eager(void) {
   return smpi_eager_mode;
 }
 
-void collrt_smpi_sleep(double seconds) {
+/* Spends `seconds` of simulated time: with smpi/simulate-computation:no a
+ * rank's own work costs none unless it says so. */
+static void charge_sleep(double seconds) {
   if (seconds <= 0)
     return;
   struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
@@ -70,13 +72,13 @@ void collrt_smpi_sleep(double seconds) {
 }
 
 void collrt_smpi_charge_copy(const collrt_coll_t *c, int64_t len) {
-  collrt_smpi_sleep((double)len * c->node.copy_ps_per_byte * 1e-12);
+  charge_sleep((double)len * c->node.copy_ps_per_byte * 1e-12);
 }
 
 /* Charges the receive overhead of `n` eager messages (simulated time). */
 static void smpi_charge_or(int n) {
   if (n > 0)
-    collrt_smpi_sleep(n * smpi_or_s);
+    charge_sleep(n * smpi_or_s);
 }
 #endif
 
@@ -130,17 +132,16 @@ static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, i
  * (4 KiB at 1.6 ns/B): with 64 KiB chunks (105 us at 1.6 ns/B) dim-rings
  * on 8x8x8 at 4 KiB measured 10% slower, the links idle while a rank slept
  * in its copy (bench/smpi/README.md). */
-static int64_t copy_chunk(const collrt_coll_t *c) {
+void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte) {
+  c->node.copy_ps_per_byte = ps_per_byte;
+  c->copy_chunk_bytes = COPY_INLINE;
 #ifdef COLLRT_SMPI
   enum { NODE_PS_PER_BYTE = 100, MIN_CHUNK = 256 };
-  if (c->node.copy_ps_per_byte > NODE_PS_PER_BYTE) {
-    int64_t n = (int64_t)COPY_INLINE * NODE_PS_PER_BYTE / c->node.copy_ps_per_byte;
-    return n < MIN_CHUNK ? MIN_CHUNK : n;
+  if (ps_per_byte > NODE_PS_PER_BYTE) {
+    int64_t n = (int64_t)COPY_INLINE * NODE_PS_PER_BYTE / ps_per_byte;
+    c->copy_chunk_bytes = n < MIN_CHUNK ? MIN_CHUNK : n;
   }
-#else
-  (void)c;
 #endif
-  return COPY_INLINE;
 }
 
 /* Advances every large copy under way by one chunk. */
@@ -148,7 +149,7 @@ static void advance_copies(collrt_coll_t *c, int trace) {
   for (int k = 0; k < c->ncopying;) {
     uint32_t i = c->copy_step[k];
     const collrt_step_t *s = &c->steps.steps[i];
-    int64_t done = c->copy_done[k], chunk = copy_chunk(c);
+    int64_t done = c->copy_done[k], chunk = c->copy_chunk_bytes;
     int64_t n = s->len - done < chunk ? s->len - done : chunk;
     copy_bytes(c, s, done, n);
     c->copy_done[k] = done + n;
@@ -168,7 +169,7 @@ static void advance_copies(collrt_coll_t *c, int trace) {
 static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collrt_diag_t *diag) {
   const collrt_step_t *s = &c->steps.steps[i];
   if (s->kind == COLLRT_STEP_COPY) {
-    if (s->len <= copy_chunk(c)) {
+    if (s->len <= c->copy_chunk_bytes) {
       copy_bytes(c, s, 0, s->len);
       collrt_engine_complete(c, i, trace);
     } else {
