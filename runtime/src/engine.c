@@ -141,6 +141,11 @@ void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte) {
     int64_t n = (int64_t)COPY_INLINE * NODE_PS_PER_BYTE / ps_per_byte;
     c->copy_chunk_bytes = n < MIN_CHUNK ? MIN_CHUNK : n;
   }
+  /* a measurement knob: how much a rank asleep in its copy delays the
+   * messages it would have answered (bench/smpi/README.md) */
+  const char *bytes = getenv("COLLRT_COPY_CHUNK");
+  if (bytes && atoll(bytes) > 0)
+    c->copy_chunk_bytes = atoll(bytes);
 #endif
 }
 
