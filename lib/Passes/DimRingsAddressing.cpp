@@ -45,13 +45,31 @@ Value dimrings::rankOf(ScheduleBuilder &b, ArrayRef<Value> digits, ArrayRef<Valu
   return rank;
 }
 
-Value dimrings::previousIndex(ScheduleBuilder &b, ArrayRef<Value> digits, Value j,
-                              ArrayRef<Value> atStage, ArrayRef<Value> prevSkipped,
-                              ArrayRef<Value> prevRadix) {
-  Value index = b.c(0);
-  for (int64_t i = static_cast<int64_t>(digits.size()) - 1; i >= 0; --i) {
-    Value digit = b.select(prevSkipped[i], b.c(0), b.select(atStage[i], j, digits[i]));
-    index = b.add(b.mul(index, prevRadix[i]), digit);
+// The source's coordinates at positions before k are q's digits there (s),
+// the others this rank's; the destination's are this rank's before k, j at
+// k, q's digits after k (t). Out_l is keyed by s before l and t after it, l
+// skipped: q's digits before l, this rank's between l and k (where source,
+// destination and this rank agree: no stage in between moved the item),
+// j at k, q's digits after k. With l = −1 that is the destination.
+dimrings::ItemHome dimrings::itemHome(ScheduleBuilder &b, ArrayRef<Value> digits, Value j,
+                                      Value k, ArrayRef<Value> mine, ArrayRef<Value> atStage,
+                                      ArrayRef<Value> extents, ArrayRef<Value> strides) {
+  int64_t ndims = static_cast<int64_t>(digits.size());
+  Value zero = b.c(0), one = b.c(1);
+  Value l = b.c(-1);
+  for (int64_t i = 0; i < ndims; ++i)
+    l = b.select(b.logicalAnd(b.lt(b.c(i), k), b.ne(digits[i], mine[i])), b.c(i), l);
+  SmallVector<Value, 3> keyed;
+  for (int64_t i = 0; i < ndims; ++i) {
+    Value beforeK = b.select(b.lt(b.c(i), l), digits[i], mine[i]);
+    keyed.push_back(b.select(atStage[i], j, b.select(b.lt(b.c(i), k), beforeK, digits[i])));
   }
-  return index;
+  Value index = zero;
+  for (int64_t i = ndims - 1; i >= 0; --i) {
+    Value skipped = b.eq(b.c(i), l);
+    index = b.add(b.mul(index, b.select(skipped, one, extents[i])),
+                  b.select(skipped, zero, keyed[i]));
+  }
+  Value rows = b.floordiv(b.nodes(ndims), b.pick(l, extents));
+  return {l, b.add(b.mul(b.pick(l, digits), rows), index), rankOf(b, keyed, strides)};
 }

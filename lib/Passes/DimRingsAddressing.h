@@ -37,14 +37,22 @@ llvm::SmallVector<mlir::Value, 3> decode(ScheduleBuilder &b, mlir::Value index,
 mlir::Value rankOf(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits,
                    llvm::ArrayRef<mlir::Value> strides);
 
-/// Where item (j, q) of stage k's input sits in stage k − 1's output,
-/// keyed (s along position k − 1, q over the others): q re-encoded with
-/// position k set to j and position k − 1 skipped. The caller adds
-/// origin·Q_{k−1}, origin being the digit at position k − 1.
-mlir::Value previousIndex(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
-                          llvm::ArrayRef<mlir::Value> atStage,
-                          llvm::ArrayRef<mlir::Value> prevSkipped,
-                          llvm::ArrayRef<mlir::Value> prevRadix);
+/// Where item (j, q) of stage k's input is (q's digits given). No stage
+/// copies a rank's own items on to the next (the last copies them to the
+/// receive buffer): an item sits in Out_l of the latest stage l < k that
+/// moved it, the latest position before k where its source differs from
+/// this rank, or in the send buffer if no stage did.
+struct ItemHome {
+  mlir::Value stage;    ///< l, or −1: the send buffer
+  mlir::Value position; ///< l ≥ 0: its position in Out_l, origin·(P/n_l) + q_l
+  mlir::Value dest;     ///< l = −1: its destination rank
+};
+/// `mine`, `radix` and `strides` by position: this rank's coordinates, the
+/// extents, the strides; `atStage[i]`: whether position i is k's.
+ItemHome itemHome(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
+                  mlir::Value k, llvm::ArrayRef<mlir::Value> mine,
+                  llvm::ArrayRef<mlir::Value> atStage, llvm::ArrayRef<mlir::Value> extents,
+                  llvm::ArrayRef<mlir::Value> strides);
 
 } // namespace collc::dimrings
 

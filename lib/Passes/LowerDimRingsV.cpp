@@ -36,9 +36,11 @@
 // alltoall): an item (s, t) waiting at a rank agrees with it on t along
 // E_0 .. E_{k−1} and on s along E_k ..; q is the mixed-radix index of its
 // free coordinates, s along E_0 .. E_{k−1} and t along E_{k+1} .. (first
-// digit fastest, position k skipped). In_k holds items keyed (t_d, q) (the
-// send buffer in stage 0, Out_{k−1} read in place after), Out_k items keyed
-// (s_d, q): position s_d·Q + q, Q = P/n_d. The last stage's Out is the
+// digit fastest, position k skipped). In_k holds items keyed (t_d, q), each
+// read where it last arrived (the send buffer, or Out_l of the latest stage
+// l that moved it: dimrings::itemHome), Out_k items keyed (s_d, q):
+// position s_d·Q + q, Q = P/n_d; the items a stage does not move (s_d = c_d)
+// are not laid out, only the last stage copies its own. The last stage's Out is the
 // receive buffer, whose lengths the receiver knows; every other Out_k lies
 // in scratch in position order, so the message from origin o fills one
 // position range.
@@ -54,8 +56,9 @@
 // and sums that range for its two messages.
 // Zero lengths are not PUT (TABLE_SUM counts a missing key as 0).
 //
-// Events. got[p, k]: every receive of part p's stage k and the copy of the
-// rank's own items (stage k + 1's sends and copy wait for it).
+// Events. got[p, k]: every receive of part p's stage k, and in the last
+// stage the copy of the rank's own items (a ring of one: an empty copy);
+// the sends and copy of every later stage wait for it.
 // fwd[p, 2k + side]: the detoured tie half, received by its forwarder.
 //
 //===----------------------------------------------------------------------===//
@@ -173,14 +176,9 @@ private:
     tieSplit = b.logicalAnd(b.eq(b.mod(nk, two), zero), b.lt(two, nk));
     atStage.clear();
     stageRadix.clear();
-    prevSkipped.clear();
-    prevRadix.clear();
-    Value prev = b.sub(k, one);
     for (int64_t i = 0; i < ndims; ++i) {
       atStage.push_back(b.eq(k, b.c(i)));
       stageRadix.push_back(b.select(atStage[i], one, nAt[i]));
-      prevSkipped.push_back(b.eq(prev, b.c(i)));
-      prevRadix.push_back(b.select(prevSkipped[i], one, nAt[i]));
     }
   }
   Value firstStage() { return b.eq(k, zero); }
@@ -202,28 +200,28 @@ private:
   /// The side of the detour from origin `o`: +1 or −1.
   Value detourStep(Value o) { return b.select(tieGoesMinus(o), one, b.sub(zero, one)); }
 
-  /// A segment of item (j, q) of In_k: the send buffer in stage 0,
-  /// Out_{k−1} (scratch) after.
+  /// A segment of item (j, q) of In_k, where it last arrived
+  /// (dimrings::itemHome): the send buffer, or Out_l of the latest stage l
+  /// that moved it. No stage copies a rank's own items on to the next.
   void inSegment(Value j, Value q) {
     OpBuilder &builder = b.getBuilder();
-    SmallVector<Value, 3> digits = decode(q);
+    SmallVector<Value, 3> mine;
+    for (int64_t i = 0; i < ndims; ++i)
+      mine.push_back(coordAt(r, i));
+    dimrings::ItemHome home =
+        dimrings::itemHome(b, decode(q), j, k, mine, atStage, nAt, strideAt);
+    Value none = b.c(-1);
     {
       OpBuilder::InsertionGuard guard(builder);
-      b.ifThen(firstStage());
-      Value dst = b.add(rankOf(digits), b.mul(j, strideK));
-      Value m = b.count(CountArray::sendcount, dst);
-      b.segment(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dst), partLo(m, part)),
+      b.ifThen(b.eq(home.stage, none));
+      Value m = b.count(CountArray::sendcount, home.dest);
+      b.segment(Buffer::sendbuf,
+                b.add(b.count(CountArray::senddispl, home.dest), partLo(m, part)),
                 partLen(m, part));
     }
     OpBuilder::InsertionGuard guard(builder);
-    b.ifThen(b.ne(k, zero));
-    // Out_{k−1} position: origin (the digit at k − 1) times Q_{k−1}, plus q
-    // re-encoded with position k set to j and position k − 1 skipped.
-    Value prev = b.sub(k, one);
-    Value origin = b.pick(prev, digits);
-    Value inPrev = dimrings::previousIndex(b, digits, j, atStage, prevSkipped, prevRadix);
-    Value pos = b.add(b.mul(origin, b.floordiv(p, b.pick(prev, nAt))), inPrev);
-    Value at = key0(part, prev, pos);
+    b.ifThen(b.ne(home.stage, none));
+    Value at = key0(part, home.stage, home.position);
     b.segment(Buffer::scratch, b.tableSum(0, zero, at), b.tableSum(0, at, b.add(at, one)));
   }
   /// A segment of item (o, q) of Out_k: scratch, or the receive buffer in
@@ -248,11 +246,16 @@ private:
   ScheduleBuilder::EventRef got(Value stage) { return {"got", {part, stage}}; }
   ScheduleBuilder::EventRef fwd(Value side) { return {"fwd", {part, b.add(b.mul(k, two), side)}}; }
   Value tag(Kind kind) { return b.add(b.mul(k, b.c(kKinds)), b.c(kind)); }
-  /// Sends of a stage after the first read Out_{k−1}: they wait for it.
-  void afterPreviousStage() {
-    OpBuilder::InsertionGuard guard(b.getBuilder());
-    b.ifThen(b.ne(k, zero));
-    b.after("got", got(b.sub(k, one)).index);
+  /// Stage k reads items from every Out_l, l < k (inSegment): its sends
+  /// and copy wait for each of those stages' receives. (got(k − 1) alone
+  /// would not do: a rank can have all of stage k − 1's items while some
+  /// of stage k − 2's are still on the wire.)
+  void afterEarlierStages() {
+    for (int64_t l = 0; l + 1 < ndims; ++l) {
+      OpBuilder::InsertionGuard guard(b.getBuilder());
+      b.ifThen(b.lt(b.c(l), k));
+      b.after("got", got(b.c(l)).index);
+    }
   }
 
   //===--- the bind-time exchange -----------------------------------------===//
@@ -311,7 +314,8 @@ private:
     Value cs = b.pick(k, srcAt), ct = b.pick(k, dstAt);
     {
       OpBuilder::InsertionGuard inner(builder);
-      b.ifThen(b.logicalAnd(out, b.ne(k, b.c(ndims - 1))));
+      // an item the stage does not move stays where it is (inSegment)
+      b.ifThen(b.logicalAnd(b.logicalAnd(out, b.ne(k, b.c(ndims - 1))), b.ne(cs, ct)));
       b.put(0, key0(part, k, b.add(b.mul(cs, qk), q)), len, laid);
     }
     // the stage's origin is `waits`, whose coordinate along k is s's
@@ -328,20 +332,6 @@ private:
 
   void emitStage() {
     OpBuilder &builder = b.getBuilder();
-    // This rank's own items: In_k[c] -> Out_k[c].
-    {
-      OpBuilder::InsertionGuard guard(builder);
-      std::optional<ScheduleBuilder::EventRef> none;
-      b.copyWith(std::nullopt, Value(), std::nullopt, Value(), Value(), none, got(k));
-      afterPreviousStage();
-      {
-        OpBuilder::InsertionGuard inner(builder);
-        sched::ForOp items = b.forLoop(zero, qk);
-        inSegment(ck, items.getInductionVar());
-      }
-      sched::ForOp items = b.forLoop(zero, qk);
-      outSegment(ck, items.getInductionVar(), /*dst=*/true);
-    }
     // Sends, in shift order: distance δ to coordinate c + δ, and the
     // detoured part of the tie group to its forwarder, every message of the
     // stage at once. Measured slower under SMPI (4x4x4, 4 KiB, 927.8 us
@@ -359,13 +349,13 @@ private:
       {
         OpBuilder::InsertionGuard inner(builder);
         b.sendGathered(along(delta), tag(kDirect));
-        afterPreviousStage();
+        afterEarlierStages();
         sched::ForOp items = b.forLoop(zero, direct);
         inSegment(j, items.getInductionVar());
       }
       b.ifThen(tie);
       b.sendGathered(along(detourStep(ck)), tag(kToForwarder));
-      afterPreviousStage();
+      afterEarlierStages();
       sched::ForOp items = b.forLoop(direct, qk);
       inSegment(j, items.getInductionVar());
     }
@@ -384,6 +374,7 @@ private:
       b.recv(Buffer::scratch, slot, len, along(step), tag(kToForwarder), fwd(b.c(side)));
       b.send(Buffer::scratch, slot, len, along(b.add(step, h)), tag(kForwarded), fwd(b.c(side)));
     }
+    emitOwnCopy();
     // Receives: from origin c − δ its items for this rank, and the detoured
     // half of a tie group from that origin's forwarder.
     OpBuilder::InsertionGuard guard(builder);
@@ -406,6 +397,33 @@ private:
     outSegment(o, items.getInductionVar(), /*dst=*/false);
   }
 
+  /// The last stage copies the rank's own items, In_k[c], to the receive
+  /// buffer, after the stage's sends so that its time passes while they
+  /// are on the wire. Earlier stages copy nothing (inSegment reads their
+  /// own items where they are); a ring of one, which has no receives, ends
+  /// its stage with an empty copy.
+  void emitOwnCopy() {
+    OpBuilder &builder = b.getBuilder();
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      b.ifThen(lastStage());
+      std::optional<ScheduleBuilder::EventRef> none;
+      b.copyWith(std::nullopt, Value(), std::nullopt, Value(), Value(), none, got(k));
+      afterEarlierStages();
+      {
+        OpBuilder::InsertionGuard inner(builder);
+        sched::ForOp items = b.forLoop(zero, qk);
+        inSegment(ck, items.getInductionVar());
+      }
+      sched::ForOp items = b.forLoop(zero, qk);
+      outSegment(ck, items.getInductionVar(), /*dst=*/true);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(b.logicalAnd(b.ne(k, b.c(ndims - 1)), b.eq(nk, one)));
+    std::optional<ScheduleBuilder::EventRef> none;
+    b.copyWith(sched::Buffer::sendbuf, zero, sched::Buffer::scratch, zero, zero, none, got(k));
+  }
+
   ScheduleBuilder &b;
   SmallVector<SmallVector<int64_t, 3>> orders;
   int64_t ndims, parts;
@@ -414,7 +432,7 @@ private:
   Value part;                            // of the part being emitted
   SmallVector<Value, 3> nAt, strideAt;   // by position in its order
   Value k, nk, ck, strideK, qk, h, tieSplit; // of the stage being emitted
-  SmallVector<Value, 3> atStage, stageRadix, prevSkipped, prevRadix;
+  SmallVector<Value, 3> atStage, stageRadix;
 };
 
 LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
