@@ -98,7 +98,7 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
 /// its extent, this rank's coordinate and stride along it, where Out and
 /// transit arrays sit) is computed at run time from `part` and `stage`, so
 /// the plan holds one stage body whatever the number of dimensions
-/// (2790 B on any 3-D torus in plan format 3; 21.8 KB when every part and
+/// (3187 B on any 3-D torus in plan format 3; 21.8 KB when every part and
 /// stage was written out).
 ///
 /// Dimensions are addressed by position in the part's order: position i is
