@@ -70,6 +70,8 @@ dimrings::ItemHome dimrings::itemHome(ScheduleBuilder &b, ArrayRef<Value> digits
     index = b.add(b.mul(index, b.select(skipped, one, extents[i])),
                   b.select(skipped, zero, keyed[i]));
   }
+  // with l = −1 these pick the last position (pick's chain of selects) and
+  // go unused: the caller reads the send buffer then
   Value rows = b.floordiv(b.nodes(ndims), b.pick(l, extents));
   return {l, b.add(b.mul(b.pick(l, digits), rows), index), rankOf(b, keyed, strides)};
 }

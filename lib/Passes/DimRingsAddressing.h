@@ -47,8 +47,8 @@ struct ItemHome {
   mlir::Value position; ///< l ≥ 0: its position in Out_l, origin·(P/n_l) + q_l
   mlir::Value dest;     ///< l = −1: its destination rank
 };
-/// `mine`, `radix` and `strides` by position: this rank's coordinates, the
-/// extents, the strides; `atStage[i]`: whether position i is k's.
+/// `mine`, `extents` and `strides` by position: this rank's coordinates,
+/// the extents, the strides; `atStage[i]`: whether position i is k's.
 ItemHome itemHome(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
                   mlir::Value k, llvm::ArrayRef<mlir::Value> mine,
                   llvm::ArrayRef<mlir::Value> atStage, llvm::ArrayRef<mlir::Value> extents,

@@ -42,9 +42,10 @@
 //   last arrived: Out_l of the latest stage l that moved it, or the send
 //   buffer (inSegment). Out_k is a scratch array [s_d][q], except the last
 //   stage's, which is the receive buffer; its own row s_d = c_d stays
-//   unwritten, since only the last stage copies its own items. A forward piece lands in a transit slot of its
-//   own (direction, step), in order of distance, so the next step sends its
-//   two pieces as two contiguous ranges of it.
+//   unwritten, since only the last stage copies its own items. A forward
+//   piece lands in a transit slot of its own (direction, step), in order of
+//   distance, so the next step sends its two pieces as two contiguous
+//   ranges of it.
 // Every receive of a wave is posted up front (no buffer is reused within a
 // wave), so a wave's scratch is (stages − 1)·P plus Q·h·(h − 1) per stage
 // items. Waves (the `waves` option, or as few as fit kScratchBudgetBytes) split
@@ -140,7 +141,7 @@ public:
   }
 
   /// Waves run one after the other through the same scratch: wave w's
-  /// receives, and its first copy, wait until wave w − 1 is done.
+  /// receives wait until wave w − 1 is done.
   void emit() {
     OpBuilder &builder = b.getBuilder();
     MLIRContext *ctx = builder.getContext();
@@ -177,7 +178,6 @@ private:
   Value q() { return b.floordiv(p, nk()); }
   Value h() { return b.floordiv(nk(), two); }
   Value even() { return b.eq(b.mod(nk(), two), zero); }
-  Value isFirstStage() { return b.eq(k, zero); }
   Value isLastStage() { return b.eq(k, b.c(ndims - 1)); }
   /// Items of one Out array: P.
   Value outBase(Value stage) { return b.add(base, b.mul(b.mul(stage, p), len)); }
@@ -321,7 +321,10 @@ private:
   }
 
   /// The first step's sends wait for the stage before (none in the first
-  /// stage, which reads the send buffer) and take over the dimension.
+  /// stage, which reads the send buffer) and take over the dimension. They
+  /// may read Out_l of any earlier stage l (inSegment), which one wait
+  /// covers: each stage's event has transfers that waited for the stage
+  /// before (the step-1 sends, or the empty copy of a ring of one).
   void afterReadyAndHandOff() {
     {
       OpBuilder::InsertionGuard guard(b.getBuilder());

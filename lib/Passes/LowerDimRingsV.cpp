@@ -166,7 +166,7 @@ private:
     k = stage;
     nk = b.pick(k, nAt);
     strideK = b.pick(k, strideAt);
-    SmallVector<Value, 3> mine;
+    mine.clear();
     for (int64_t i = 0; i < ndims; ++i)
       mine.push_back(coordAt(r, i));
     ck = b.pick(k, mine);
@@ -181,7 +181,6 @@ private:
       stageRadix.push_back(b.select(atStage[i], one, nAt[i]));
     }
   }
-  Value firstStage() { return b.eq(k, zero); }
   Value lastStage() { return b.eq(k, b.c(ndims - 1)); }
 
   /// The digits of q by position (position k has radix 1: digit 0).
@@ -205,9 +204,6 @@ private:
   /// that moved it. No stage copies a rank's own items on to the next.
   void inSegment(Value j, Value q) {
     OpBuilder &builder = b.getBuilder();
-    SmallVector<Value, 3> mine;
-    for (int64_t i = 0; i < ndims; ++i)
-      mine.push_back(coordAt(r, i));
     dimrings::ItemHome home =
         dimrings::itemHome(b, decode(q), j, k, mine, atStage, nAt, strideAt);
     Value none = b.c(-1);
@@ -433,6 +429,7 @@ private:
   SmallVector<Value, 3> nAt, strideAt;   // by position in its order
   Value k, nk, ck, strideK, qk, h, tieSplit; // of the stage being emitted
   SmallVector<Value, 3> atStage, stageRadix;
+  SmallVector<Value, 3> mine; // this rank's coordinates, by position
 };
 
 LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
