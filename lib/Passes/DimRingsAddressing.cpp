@@ -51,12 +51,13 @@ Value dimrings::rankOf(ScheduleBuilder &b, ArrayRef<Value> digits, ArrayRef<Valu
 // skipped: q's digits before l, this rank's between l and k (where source,
 // destination and this rank agree: no stage in between moved the item),
 // j at k, q's digits after k. With l = −1 that is the destination.
-dimrings::ItemHome dimrings::itemHome(ScheduleBuilder &b, ArrayRef<Value> digits, Value j,
-                                      Value k, ArrayRef<Value> mine, ArrayRef<Value> atStage,
-                                      ArrayRef<Value> extents, ArrayRef<Value> strides) {
+void dimrings::itemHome(ScheduleBuilder &b, ArrayRef<Value> digits, Value j, Value k,
+                        ArrayRef<Value> mine, ArrayRef<Value> atStage, ArrayRef<Value> extents,
+                        ArrayRef<Value> strides, function_ref<void(Value dest)> inSendbuf,
+                        function_ref<void(Value stage, Value position)> inOut) {
   int64_t ndims = static_cast<int64_t>(digits.size());
-  Value zero = b.c(0), one = b.c(1);
-  Value l = b.c(-1);
+  Value zero = b.c(0), one = b.c(1), none = b.c(-1);
+  Value l = none;
   for (int64_t i = 0; i < ndims; ++i)
     l = b.select(b.logicalAnd(b.lt(b.c(i), k), b.ne(digits[i], mine[i])), b.c(i), l);
   SmallVector<Value, 3> keyed;
@@ -64,14 +65,21 @@ dimrings::ItemHome dimrings::itemHome(ScheduleBuilder &b, ArrayRef<Value> digits
     Value beforeK = b.select(b.lt(b.c(i), l), digits[i], mine[i]);
     keyed.push_back(b.select(atStage[i], j, b.select(b.lt(b.c(i), k), beforeK, digits[i])));
   }
+  // Each branch computes only what it reads: bind evaluates this per item.
+  OpBuilder &builder = b.getBuilder();
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    b.ifThen(b.eq(l, none));
+    inSendbuf(rankOf(b, keyed, strides));
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  b.ifThen(b.ne(l, none));
   Value index = zero;
   for (int64_t i = ndims - 1; i >= 0; --i) {
     Value skipped = b.eq(b.c(i), l);
     index = b.add(b.mul(index, b.select(skipped, one, extents[i])),
                   b.select(skipped, zero, keyed[i]));
   }
-  // with l = −1 these pick the last position (pick's chain of selects) and
-  // go unused: the caller reads the send buffer then
   Value rows = b.floordiv(b.nodes(ndims), b.pick(l, extents));
-  return {l, b.add(b.mul(b.pick(l, digits), rows), index), rankOf(b, keyed, strides)};
+  inOut(l, b.add(b.mul(b.pick(l, digits), rows), index));
 }

@@ -41,18 +41,17 @@ mlir::Value rankOf(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits,
 /// copies a rank's own items on to the next (the last copies them to the
 /// receive buffer): an item sits in Out_l of the latest stage l < k that
 /// moved it, the latest position before k where its source differs from
-/// this rank, or in the send buffer if no stage did.
-struct ItemHome {
-  mlir::Value stage;    ///< l, or −1: the send buffer
-  mlir::Value position; ///< l ≥ 0: its position in Out_l, origin·(P/n_l) + q_l
-  mlir::Value dest;     ///< l = −1: its destination rank
-};
+/// this rank, or in the send buffer if no stage did. Emits the two cases
+/// as branches: `inSendbuf(dest)` with the item's destination rank, or
+/// `inOut(l, position)` with its position in Out_l, origin·(P/n_l) + q_l.
 /// `mine`, `extents` and `strides` by position: this rank's coordinates,
 /// the extents, the strides; `atStage[i]`: whether position i is k's.
-ItemHome itemHome(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
-                  mlir::Value k, llvm::ArrayRef<mlir::Value> mine,
-                  llvm::ArrayRef<mlir::Value> atStage, llvm::ArrayRef<mlir::Value> extents,
-                  llvm::ArrayRef<mlir::Value> strides);
+void itemHome(ScheduleBuilder &b, llvm::ArrayRef<mlir::Value> digits, mlir::Value j,
+              mlir::Value k, llvm::ArrayRef<mlir::Value> mine,
+              llvm::ArrayRef<mlir::Value> atStage, llvm::ArrayRef<mlir::Value> extents,
+              llvm::ArrayRef<mlir::Value> strides,
+              llvm::function_ref<void(mlir::Value dest)> inSendbuf,
+              llvm::function_ref<void(mlir::Value stage, mlir::Value position)> inOut);
 
 } // namespace collc::dimrings
 

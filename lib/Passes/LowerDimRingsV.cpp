@@ -203,22 +203,18 @@ private:
   /// (dimrings::itemHome): the send buffer, or Out_l of the latest stage l
   /// that moved it. No stage copies a rank's own items on to the next.
   void inSegment(Value j, Value q) {
-    OpBuilder &builder = b.getBuilder();
-    dimrings::ItemHome home =
-        dimrings::itemHome(b, decode(q), j, k, mine, atStage, nAt, strideAt);
-    Value none = b.c(-1);
-    {
-      OpBuilder::InsertionGuard guard(builder);
-      b.ifThen(b.eq(home.stage, none));
-      Value m = b.count(CountArray::sendcount, home.dest);
-      b.segment(Buffer::sendbuf,
-                b.add(b.count(CountArray::senddispl, home.dest), partLo(m, part)),
-                partLen(m, part));
-    }
-    OpBuilder::InsertionGuard guard(builder);
-    b.ifThen(b.ne(home.stage, none));
-    Value at = key0(part, home.stage, home.position);
-    b.segment(Buffer::scratch, b.tableSum(0, zero, at), b.tableSum(0, at, b.add(at, one)));
+    dimrings::itemHome(
+        b, decode(q), j, k, mine, atStage, nAt, strideAt,
+        [&](Value dest) {
+          Value m = b.count(CountArray::sendcount, dest);
+          b.segment(Buffer::sendbuf, b.add(b.count(CountArray::senddispl, dest), partLo(m, part)),
+                    partLen(m, part));
+        },
+        [&](Value stage, Value position) {
+          Value at = key0(part, stage, position);
+          b.segment(Buffer::scratch, b.tableSum(0, zero, at),
+                    b.tableSum(0, at, b.add(at, one)));
+        });
   }
   /// A segment of item (o, q) of Out_k: scratch, or the receive buffer in
   /// the last stage.
