@@ -159,19 +159,24 @@ double productAlltoallLoad(const TopologySpec &topo,
                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
                            int64_t cores);
 
-/// T_vmesh ≈ (Pvx + Pvy − 2)·α + (L_row·(Pvy·m + h) + L_col·(Pvx·m + h))·β
-/// + m·γ: seed 000's eq. 4 with one message per row and column peer, every
-/// byte crossing the network twice. The seed's re-sort on the intermediate
-/// is no copy here (phase 2 gathers through datatypes); m·γ is the own block.
+/// T_vmesh ≈ (Pvx − 1)·α + R + max(K, (Pvy − 1)·α) + α + m·γ, with
+/// R = L_row·(Pvy·m + h)·β and K = L_col·(Pvx·m + h)·β: seed 000's eq. 4
+/// with one message per row and column peer, every byte crossing the
+/// network twice, and the receive overheads α where they cannot hide: the
+/// row phase starts everywhere at once and its flows end together, so its
+/// α's follow R; the column phase's arrivals spread, so its α's overlap K.
+/// The seed's re-sort on the intermediate is no copy here (phase 2 gathers
+/// through datatypes); m·γ is the own block.
 /// L_row and L_col are the busiest link's messages in each phase
 /// (productAlltoallLoad over the rows' and the columns' node sets): on an
 /// asymmetric torus the two phases load different dimensions (8×4×4: rows
 /// on the x rings, columns on y and z), which one contention for the whole
 /// torus overstated by 25%. Behind a switch both phases load a node's link
-/// with its C ranks' messages. Its `proto` (a per-block size header) is 0
-/// here: block sizes are known at bind (alltoall) or exchanged once per bind
-/// (alltoallv).
-double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// with its C ranks' messages. Without `evenCounts` (alltoallv whose counts
+/// vary) R and K are charged 1 + 1/sqrt(N), N the blocks on that link. Its
+/// `proto` (a per-block size header) is 0 here: block sizes are known at
+/// bind (alltoall) or exchanged once per bind (alltoallv).
+double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts = true);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
 /// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
