@@ -28,7 +28,7 @@ inline constexpr AlgorithmRow kAlgorithms[] = {
 };
 
 /// An option an algorithm takes, and what its value must be.
-enum class OptionKind { Order, Seed, Positive, Depth, Throttle };
+enum class OptionKind { Order, Seed, Positive, Depth, Throttle, Parts };
 struct OptionRow {
   llvm::StringLiteral algorithm, option;
   OptionKind kind;

@@ -95,6 +95,8 @@ def Coll_AlgorithmAttr : AttrDef<Coll_Dialect, "Algorithm"> {
   let extraClassDeclaration = [{
     /// An integer option, if set.
     std::optional<int64_t> getInt(llvm::StringRef option) const;
+    /// An array option (vmesh's mesh), empty if unset.
+    llvm::ArrayRef<int64_t> getInts(llvm::StringRef option) const;
     /// A string option, or `otherwise`.
     llvm::StringRef getString(llvm::StringRef option,
                               llvm::StringRef otherwise) const;

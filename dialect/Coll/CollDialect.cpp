@@ -125,6 +125,14 @@ AlgorithmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (const collc::algorithms::OptionRow &o : collc::algorithms::kOptions) {
       if (o.option != key)
         continue;
+      if (o.kind == collc::algorithms::OptionKind::Parts) {
+        auto parts = llvm::dyn_cast<DenseI64ArrayAttr>(option.getValue());
+        if (!parts || llvm::any_of(parts.asArrayRef(), [](int64_t p) { return p < 1; }))
+          return emitError() << "(A3) " << key
+                             << " must be an array of parts >= 1, one per dimension, got "
+                             << option.getValue();
+        break;
+      }
       auto str = llvm::dyn_cast<StringAttr>(option.getValue());
       auto num = llvm::dyn_cast<IntegerAttr>(option.getValue());
       int64_t v = num ? num.getValue().getSExtValue() : 0;
@@ -157,6 +165,13 @@ std::optional<int64_t> AlgorithmAttr::getInt(StringRef option) const {
     if (auto value = options.getAs<IntegerAttr>(option))
       return value.getValue().getSExtValue();
   return std::nullopt;
+}
+
+ArrayRef<int64_t> AlgorithmAttr::getInts(StringRef option) const {
+  if (DictionaryAttr options = getOptions())
+    if (auto value = options.getAs<DenseI64ArrayAttr>(option))
+      return value.asArrayRef();
+  return {};
 }
 
 StringRef AlgorithmAttr::getString(StringRef option, StringRef otherwise) const {

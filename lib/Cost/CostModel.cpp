@@ -8,6 +8,7 @@
 #include "dialect/Coll/CollAlgorithms.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 
@@ -69,6 +70,13 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
+/// A vmesh rank's NIC load: its row peers', then its column peers' messages,
+/// each combining the blocks of the other dimension.
+static NicLoad vmeshNicLoad(const TopologySpec &topo, const MeshRows &rows) {
+  double widest = static_cast<double>(std::max(rows.width, rows.height));
+  return {static_cast<double>(topo.ranksPerNode), widest - 1, widest};
+}
+
 collc::NicLoad collc::nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm) {
   double c = static_cast<double>(topo.ranksPerNode);
   double n = static_cast<double>(topo.numNodes());
@@ -78,26 +86,30 @@ collc::NicLoad collc::nicLoadOf(const TopologySpec &topo, llvm::StringRef algori
     return {c, n - 1, c};
   if (algorithm == "planned") // the node pairs spread over the node's cores
     return {std::min(c, n - 1), std::ceil((n - 1) / c), c * c};
-  if (algorithm == "vmesh") {
-    MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
-    double widest = static_cast<double>(std::max(rows.width, rows.height));
-    return {c, widest - 1, widest};
-  }
+  if (algorithm == "vmesh") // a NIC is behind a switch, where the mesh does not depend on the size
+    return vmeshNicLoad(topo, vmeshRows(topo, /*bytes=*/0, /*evenCounts=*/true));
   return {c, static_cast<double>(topo.numRanks()) - 1, 1}; // direct
 }
 
-double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm) {
-  NicLoad load = nicLoadOf(topo, algorithm);
+static double nicSlowdownOf(const TopologySpec &topo, const NicLoad &load, llvm::StringRef algorithm) {
   double window = static_cast<double>(algorithms::defaultFifoDepth(algorithm));
   double flows = load.cores * std::min(window, std::max(1.0, load.messages));
   return 1 / topo.nic.linkShare(topo.network.linkMBPerS, load.cores, flows);
 }
 
-double collc::nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes) {
+double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm) {
+  return nicSlowdownOf(topo, nicLoadOf(topo, algorithm), algorithm);
+}
+
+static double nicFillOf(const TopologySpec &topo, const NicLoad &load, int64_t bytes) {
   if (topo.nic.kind != NicKind::Onload)
     return 0;
-  double message = nicLoadOf(topo, algorithm).blocksPerMessage * static_cast<double>(bytes);
+  double message = load.blocksPerMessage * static_cast<double>(bytes);
   return message / topo.nic.coreMBPerS; // MB/s = B/µs
+}
+
+double collc::nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes) {
+  return nicFillOf(topo, nicLoadOf(topo, algorithm), bytes);
 }
 
 namespace {
@@ -127,27 +139,101 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }
 
-MeshRows collc::vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
+bool MeshRows::rowMajor() const {
+  size_t d = 0;
+  while (d < parts.size() && inRows(d))
+    ++d;
+  // d is the cut, or the first dimension in the columns
+  for (size_t e = d + 1; e < parts.size(); ++e)
+    if (!inColumns(e) && shape[e] > 1)
+      return false;
+  return true;
+}
+
+std::string MeshRows::describe() const {
+  std::string text = std::to_string(width) + "x" + std::to_string(height) + " (parts ";
+  for (size_t d = 0; d < parts.size(); ++d)
+    text += (d ? "," : "") + std::to_string(parts[d]);
+  return text + ")";
+}
+
+std::optional<MeshRows> collc::meshOfParts(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode,
+                                           llvm::ArrayRef<int64_t> parts) {
+  if (parts.size() != shape.size())
+    return std::nullopt;
+  MeshRows mesh;
+  mesh.shape.assign(shape.begin(), shape.end());
+  mesh.parts.assign(parts.begin(), parts.end());
+  mesh.width = ranksPerNode;
   int64_t p = ranksPerNode;
-  for (int64_t n : shape)
-    p *= n;
-  MeshRows best;
-  int64_t bestCost = INT64_MAX;
-  int64_t prefix = ranksPerNode;
   for (size_t d = 0; d < shape.size(); ++d) {
-    for (int64_t parts = shape[d]; parts >= 1; --parts) {
-      if (shape[d] % parts)
+    if (parts[d] < 1 || shape[d] % parts[d])
+      return std::nullopt;
+    mesh.width *= mesh.segment(d);
+    p *= shape[d];
+  }
+  mesh.height = p / mesh.width;
+  return mesh;
+}
+
+/// Every mesh: each dimension's parts a divisor of its extent, the row-major
+/// ones first (a prefix whole in the rows, then one cut), then the others
+/// by how many dimensions they cut, so that a tie keeps the simplest.
+static std::vector<MeshRows> meshCandidates(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode) {
+  std::vector<MeshRows> all;
+  MeshRows mesh;
+  mesh.shape.assign(shape.begin(), shape.end());
+  mesh.parts.assign(shape.size(), 1);
+  std::function<void(size_t)> choose = [&](size_t d) {
+    if (d == shape.size()) {
+      all.push_back(*meshOfParts(shape, ranksPerNode, mesh.parts));
+      return;
+    }
+    for (int64_t parts = 1; parts <= shape[d]; ++parts)
+      if (shape[d] % parts == 0) {
+        mesh.parts[d] = parts;
+        choose(d + 1);
+      }
+  };
+  choose(0);
+  auto rank = [](const MeshRows &m) {
+    int64_t cuts = 0;
+    for (size_t d = 0; d < m.parts.size(); ++d)
+      cuts += !m.inRows(d) && !m.inColumns(d);
+    return std::make_pair(m.rowMajor() ? 0 : 1, cuts);
+  };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const MeshRows &a, const MeshRows &b) { return rank(a) < rank(b); });
+  return all;
+}
+
+MeshRows collc::vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCounts) {
+  std::vector<MeshRows> candidates = meshCandidates(topo.shape, topo.ranksPerNode);
+  // Behind a switch every mesh puts about 2·P·m bytes on a node's link, so
+  // the squarest, which pays the fewest receive overheads, is fastest. It
+  // is also what a torus whose P has no two factors >= 2 gets.
+  const MeshRows *squarest = nullptr;
+  for (const MeshRows &mesh : candidates) {
+    if (!mesh.rowMajor())
+      continue;
+    int64_t cost = mesh.width + mesh.height;
+    if (!squarest || cost < squarest->width + squarest->height ||
+        (cost == squarest->width + squarest->height && mesh.width > squarest->width))
+      squarest = &mesh;
+  }
+  const MeshRows *best = nullptr;
+  double bestUs = 0;
+  if (topo.fabric == Fabric::Torus)
+    for (const MeshRows &mesh : candidates) {
+      if (mesh.width < 2 || mesh.height < 2)
         continue;
-      int64_t width = prefix * (shape[d] / parts);
-      int64_t cost = width + p / width;
-      if (cost < bestCost || (cost == bestCost && width > best.width)) {
-        bestCost = cost;
-        best = {d, parts, width, p / width};
+      double us = vmeshAlltoallUs(topo, bytes, evenCounts, mesh);
+      if (!best || us < bestUs * (1 - 1e-9)) {
+        best = &mesh;
+        bestUs = us;
       }
     }
-    prefix *= shape[d];
-  }
-  return best;
+  return best ? *best : *squarest;
 }
 
 /// Coordinates from, from + step, ... below `to`: a dimension's share of a
@@ -229,8 +315,12 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
 }
 
 double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts) {
+  return vmeshAlltoallUs(topo, bytes, evenCounts, vmeshRows(topo, bytes, evenCounts));
+}
+
+double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
+                              const MeshRows &rows) {
   const NetworkParams &net = topo.network;
-  MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
   double m = static_cast<double>(bytes);
   double h = static_cast<double>(net.headerBytes);
   double pvx = static_cast<double>(rows.width), pvy = static_cast<double>(rows.height);
@@ -241,27 +331,19 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
     rowLoad = c * (pvx - c);
     colLoad = c * (pvy - 1);
   } else {
-    // rows: the dimensions before rows.dims whole, a segment of that one;
-    // columns: the segment's multiples there and every later dimension
+    // along each dimension a row takes a segment from 0, a column that
+    // segment's multiples (both tile the ring with their translates)
     llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> row, col;
     for (size_t d = 0; d < topo.shape.size(); ++d) {
-      llvm::SmallVector<int64_t, 8> all = coordinates(0, topo.shape[d]), first{0};
-      if (d < rows.dims) {
-        row.push_back(all);
-        col.push_back(first);
-      } else if (d > rows.dims) {
-        row.push_back(first);
-        col.push_back(all);
-      } else {
-        int64_t segment = topo.shape[d] / rows.parts;
-        row.push_back(coordinates(0, segment));
-        col.push_back(coordinates(0, topo.shape[d], segment));
-      }
+      int64_t segment = rows.segment(d);
+      row.push_back(coordinates(0, segment));
+      col.push_back(coordinates(0, topo.shape[d], segment));
     }
     rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
     colLoad = productAlltoallLoad(topo, col, 1);
   }
-  double nic = nicSlowdown(topo, "vmesh");
+  NicLoad nicLoad = vmeshNicLoad(topo, rows);
+  double nic = nicSlowdownOf(topo, nicLoad, "vmesh");
   // With counts that vary (the model knows only their mean) the busiest
   // link carries N blocks, N = its messages times the blocks each combines,
   // and its load spreads by about 1/sqrt(N) of the mean's: the collc-run
@@ -293,7 +375,7 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
   // (simulate.c) and SMPI charge nothing beyond the message. Charging the
   // seed's P·m·γ re-sort put every 1 KiB-64 KiB row 4-10% above SMPI
   // (8x8x8 4 KiB: 42378.8 against 41194.9 µs). The only COPY is the own block.
-  return rowUs + (pvx - 1) * net.alphaUs + cols + nicFillUs(topo, "vmesh", bytes) +
+  return rowUs + (pvx - 1) * net.alphaUs + cols + nicFillOf(topo, nicLoad, bytes) +
          m * net.copyNsPerByte * 1e-3;
 }
 
@@ -672,9 +754,12 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     if (alltoall && smp)
       add("smp-leader", smpLeaderAlltoallUs(topo, base.bytes));
     if (topo.numRanks() >= 4) {
-      MeshRows rows = vmeshRows(topo.shape, topo.ranksPerNode);
-      add("vmesh", vmeshAlltoallUs(topo, base.bytes, alltoall || coll.evenCounts)).shape =
-          std::to_string(rows.width) + "x" + std::to_string(rows.height);
+      bool even = alltoall || coll.evenCounts;
+      // the spec's mesh (`algorithm: vmesh` only), or the fastest
+      MeshRows rows = coll.meshParts.empty()
+                          ? vmeshRows(topo, base.bytes, even)
+                          : *meshOfParts(topo.shape, topo.ranksPerNode, coll.meshParts);
+      add("vmesh", vmeshAlltoallUs(topo, base.bytes, even, rows)).shape = rows.describe();
     }
     // Seed 000's setting, a torus: with a mesh dimension in the plane, the
     // plane phase's rounds are as loaded as the direct exchange on the

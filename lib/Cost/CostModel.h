@@ -126,18 +126,49 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 /// 8x4x4 3718.0 us (bench/smpi/README.md, "Two-phase").
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// The rows of seed 000's virtual mesh (A3): Pvx = ranks per node ×
-/// shape[0..dims) × shape[dims] / parts consecutive ranks, i.e. a prefix of
-/// the torus dimensions, the last one possibly cut into equal parts; of those
-/// the one with Pvx + Pvy smallest (closest to square), the wider on a tie.
-/// 8×8×8: 32 × 16, rows on half XY planes, as in the seed.
+/// The rows of seed 000's virtual mesh (A3). Along each torus dimension d
+/// a row takes a segment of shape[d] / parts[d] consecutive coordinates and
+/// a column every (shape[d] / parts[d])-th one: parts 1 puts the whole
+/// dimension in the rows, parts shape[d] puts it in the columns, anything
+/// between cuts it. The cores of a node are always in one row. Pvx (width)
+/// = ranks per node × the segments, Pvy (height) = P / Pvx.
+/// 8×8×8: 32 × 16, rows on half XY planes (parts {1, 2, 8}); 8×32×16:
+/// 128 × 32, rows on XZ planes and columns on Y lines (parts {1, 32, 1}),
+/// both as in the seed.
 struct MeshRows {
-  size_t dims = 0;
-  int64_t parts = 1;
-  int64_t width = 1; // Pvx
-  int64_t height = 1; // Pvy
+  llvm::SmallVector<int64_t, 4> shape; // the torus's
+  llvm::SmallVector<int64_t, 4> parts; // per dimension, see above
+  int64_t width = 1;                   // Pvx
+  int64_t height = 1;                  // Pvy
+  /// Of dimension d: the row's segment; whole in the rows, in the columns.
+  int64_t segment(size_t d) const { return shape[d] / parts[d]; }
+  bool inRows(size_t d) const { return parts[d] == 1; }
+  bool inColumns(size_t d) const { return parts[d] == shape[d] && shape[d] > 1; }
+  /// Rows are Pvx consecutive ranks (ranks are numbered core fastest, then
+  /// x, y, z): every dimension before some k is whole in the rows, every
+  /// one after it whole in the columns. Rank r is then at column r mod Pvx
+  /// of row r / Pvx.
+  bool rowMajor() const;
+  /// "32x16 (parts 1,2,8)": Pvx x Pvy and the parts, as the spec's `mesh`
+  /// takes them; the words --explain prints.
+  std::string describe() const;
 };
-MeshRows vmeshRows(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode);
+/// The mesh vmesh builds, and the one the model prices. Behind a switch
+/// (one link per node, whatever the mesh) the one with Pvx + Pvy smallest,
+/// the fewest receive overheads, among meshes of consecutive ranks, the
+/// wider on a tie. On a torus the one vmeshAlltoallUs(mesh) prices fastest
+/// at `bytes` among every choice of parts with Pvx, Pvy >= 2: the phases'
+/// link loads and receive overheads differ by mesh. BG/L network, 8 B:
+/// 8×8×8, 16 × 32 (parts 1,4,8) 121.4 µs against the seed's 32 × 16's
+/// 163.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
+/// 1403.9 µs, the seed's XZ planes 1729.7, the squarest 64 × 64 1966.8.
+/// A tie keeps the one enumerated first: consecutive rows, then the fewest
+/// cut dimensions.
+MeshRows vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCounts);
+/// The mesh of the given parts (the spec's `mesh`); nullopt unless there is
+/// one per dimension and each divides its extent.
+std::optional<MeshRows> meshOfParts(llvm::ArrayRef<int64_t> shape, int64_t ranksPerNode,
+                                    llvm::ArrayRef<int64_t> parts);
 
 /// Messages on the busiest directed link when every rank of a product set
 /// of nodes S = S_0 × … × S_{D−1} (S_d: the coordinates it takes along
@@ -176,6 +207,9 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// vary) R and K are charged 1 + 1/sqrt(N), N the blocks on that link. Its
 /// `proto` (a per-block size header) is 0 here: block sizes are known at
 /// bind (alltoall) or exchanged once per bind (alltoallv).
+double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
+                       const MeshRows &mesh);
+/// The same on vmeshRows' mesh.
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts = true);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed

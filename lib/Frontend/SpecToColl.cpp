@@ -40,6 +40,8 @@ static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   if (c.fifoDepth)
     options.push_back(
         builder.getNamedAttr("fifo_depth", builder.getI64IntegerAttr(*c.fifoDepth)));
+  if (!c.meshParts.empty())
+    options.push_back(builder.getNamedAttr("mesh", builder.getDenseI64ArrayAttr(c.meshParts)));
   auto algorithm = coll::AlgorithmAttr::getChecked(
       [&] { return emitError(loc); }, builder.getContext(), StringRef(c.algorithm),
       options.empty() ? DictionaryAttr() : builder.getDictionaryAttr(options));

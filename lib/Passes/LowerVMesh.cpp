@@ -18,16 +18,20 @@
 // every byte crossing the network twice and a copy-free re-sort on the
 // intermediate (gathered segments, no pack). Seed 000's eq. 4 models it.
 //
-// The mesh. Rows are Pvx consecutive ranks, and ranks are numbered core
-// fastest, then x, y, z, so a row is a prefix of the torus dimensions
-// (cores, an x line, an XY plane, ...) or such a prefix with its last
-// dimension cut into equal parts: on 8×8×8, 32 × 16 with rows on half XY
-// planes, as the seed ran it. Of those shapes the cost model's vmeshRows
-// takes the one closest to square (the seed: rows and columns of about the
-// same size), the wider one on a tie. Pvx is an expression of the topology (ranks per
-// node, DIM), so the verifier's smaller instances of the program get a mesh
-// of their own shape; a part count that does not divide a smaller extent
-// keeps the whole extent there, so Pvx always divides P.
+// The mesh (MeshRows). A row holds a node's cores and, along each torus
+// dimension, the whole extent, one coordinate, or a segment of extent /
+// parts: lines, planes (the seed's XZ planes on 8×32×16), parts of them
+// (its half XY planes on 8×8×8) or blocks. The spec's `mesh` gives the
+// parts; otherwise the cost model's vmeshRows prices every choice and takes
+// the fastest at the spec's size, so what it predicts is what runs. Where
+// rows are consecutive ranks (ranks are numbered core fastest, then x, y,
+// z, and the rows take a prefix of the dimensions) rank r sits at column
+// r mod Pvx of row r / Pvx; otherwise the column and row are mixed-radix
+// digits of the rank's coordinates (COORD) and a mesh position maps back
+// through RANK_AT. Pvx and Pvy are expressions of the topology (ranks per
+// node, DIM), so the verifier's smaller instances of the program get a
+// mesh of their own shape; a part count that does not divide a smaller
+// extent keeps the whole extent there, so Pvx·Pvy is always P.
 //
 // alltoallv. A forwarder does not know the sizes of the blocks it stages.
 // The bind-time exchange (plan format v2) tells it once per bind: every rank
@@ -66,31 +70,126 @@ using sched::CountArray;
 namespace {
 
 
-/// Pvx as an expression of the topology (see the file comment).
-Value meshWidth(ScheduleBuilder &b, const MeshRows &rows) {
-  Value width = b.expr<sched::RanksPerNodeOp>();
-  for (size_t d = 0; d < rows.dims; ++d)
-    width = b.mul(width, b.dim(static_cast<int64_t>(d)));
-  Value extent = b.dim(static_cast<int64_t>(rows.dims));
-  Value part = extent;
-  if (rows.parts > 1) {
-    Value parts = b.c(rows.parts);
-    Value divides = b.eq(b.mod(extent, parts), b.c(0));
-    part = b.select(divides, b.floordiv(extent, parts), extent);
-  }
-  return b.mul(width, part);
+/// The mesh as expressions of the topology (see the file comment): Pvx,
+/// and the maps between a rank and its (column, row) in the mesh.
+struct MeshMap {
+  Value width, height;
+  std::function<Value(Value)> column, row; // of a rank
+  std::function<Value(Value, Value)> rankAt;
+};
+
+/// Dimension d's row segment: whole, one coordinate, or the extent cut in
+/// rows.parts[d] equal parts where that divides it (a smaller instance of
+/// the program whose extent it does not divide keeps the whole extent).
+Value segmentOf(ScheduleBuilder &b, const MeshRows &rows, size_t d) {
+  if (rows.inRows(d))
+    return b.dim(static_cast<int64_t>(d));
+  if (rows.inColumns(d))
+    return b.c(1);
+  Value extent = b.dim(static_cast<int64_t>(d)), parts = b.c(rows.parts[d]);
+  return b.select(b.eq(b.mod(extent, parts), b.c(0)), b.floordiv(extent, parts), extent);
 }
 
-
+MeshMap meshMap(ScheduleBuilder &b, const MeshRows &rows) {
+  size_t dims = rows.parts.size();
+  MeshMap map;
+  Value cores = b.expr<sched::RanksPerNodeOp>();
+  llvm::SmallVector<Value, 4> segments;
+  map.width = cores;
+  for (size_t d = 0; d < dims; ++d) {
+    segments.push_back(segmentOf(b, rows, d));
+    if (!rows.inColumns(d))
+      map.width = b.mul(map.width, segments.back());
+  }
+  // Pvy from the topology's extents, not P / Pvx: a mesh whose rows are a
+  // node's cores would otherwise not name the topology, and the plan would
+  // claim to run on any P (the verifier's P = 1 with two ranks per node)
+  // Segments along dimension d in the columns: the extent, or extent / cut.
+  auto along = [&b, rows](size_t d, Value segment) {
+    Value extent = b.dim(static_cast<int64_t>(d));
+    return rows.inColumns(d) ? extent : b.floordiv(extent, segment);
+  };
+  map.height = b.c(1);
+  for (size_t d = 0; d < dims; ++d)
+    if (!rows.inRows(d))
+      map.height = b.mul(map.height, along(d, segments[d]));
+  Value width = map.width;
+  if (rows.rowMajor()) {
+    // consecutive ranks: the cheap form of the general one below
+    map.column = [&b, width](Value r) { return b.mod(r, width); };
+    map.row = [&b, width](Value r) { return b.floordiv(r, width); };
+    map.rankAt = [&b, width](Value x, Value y) { return b.add(b.mul(y, width), x); };
+    return map;
+  }
+  // column = core + C·(mixed radix of each coordinate mod its segment),
+  // row = mixed radix of each coordinate / its segment; a whole dimension
+  // is one digit of one of them (a rank has a row and a column digit for
+  // each cut dimension, none for a dimension of one node)
+  map.column = [&b, rows, segments, cores, dims](Value r) {
+    Value x;
+    for (size_t d = dims; d-- > 0;) {
+      if (rows.inColumns(d))
+        continue;
+      Value digit = b.mod(b.coord(r, static_cast<int64_t>(d)), segments[d]);
+      x = x ? b.add(b.mul(x, segments[d]), digit) : digit;
+    }
+    return x ? b.add(b.mul(x, cores), b.mod(r, cores)) : b.mod(r, cores);
+  };
+  map.row = [&b, rows, segments, dims, along](Value r) {
+    Value y;
+    for (size_t d = dims; d-- > 0;) {
+      if (rows.inRows(d))
+        continue;
+      Value coord = b.coord(r, static_cast<int64_t>(d));
+      Value digit = rows.inColumns(d) ? coord : b.floordiv(coord, segments[d]);
+      y = y ? b.add(b.mul(y, along(d, segments[d])), digit) : digit;
+    }
+    return y ? y : b.c(0);
+  };
+  map.rankAt = [&b, rows, segments, cores, dims, along](Value x, Value y) {
+    llvm::SmallVector<Value, 4> coords;
+    Value local = b.mod(x, cores), restX = b.floordiv(x, cores), restY = y;
+    for (size_t d = 0; d < dims; ++d) {
+      Value within, segmentAt;
+      if (!rows.inColumns(d)) {
+        within = b.mod(restX, segments[d]);
+        restX = b.floordiv(restX, segments[d]);
+      }
+      if (!rows.inRows(d)) {
+        Value extent = along(d, segments[d]);
+        segmentAt = b.mod(restY, extent);
+        restY = b.floordiv(restY, extent);
+      }
+      coords.push_back(rows.inColumns(d) ? segmentAt
+                       : rows.inRows(d)  ? within
+                                         : b.add(b.mul(segmentAt, segments[d]), within));
+    }
+    return b.rankAt(coords, local);
+  };
+  return map;
+}
 
 template <typename OpTy>
-void lowerVMesh(OpTy op, bool isV, bool perNode) {
+LogicalResult lowerVMesh(OpTy op, bool isV, bool perNode) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("vmesh"));
   coll::TopologyAttr topology = op.getTopology();
-  // the cost model's mesh: what it predicts is what runs
-  MeshRows rows = vmeshRows(topology.getShape(), topology.getRanksPerNode());
+  // the spec's mesh, or the cost model's: what it predicts is what runs
+  MeshRows rows;
+  if (llvm::ArrayRef<int64_t> parts = options.getInts("mesh"); !parts.empty()) {
+    std::optional<MeshRows> given =
+        meshOfParts(topology.getShape(), topology.getRanksPerNode(), parts);
+    if (!given) {
+      op.emitError("vmesh's mesh needs one part count per dimension of the topology, "
+                   "each dividing its extent");
+      return failure();
+    }
+    rows = *given;
+  } else {
+    rows = vmeshRows(topologySpecOf(topology), static_cast<int64_t>(op.getMaxBytes()),
+                     !isV || op.getEvenCounts());
+  }
   MLIRContext *ctx = op.getContext();
   // Both phases post in matching shift orders (step i: to +i, from −i), so a
   // bounded receive window is deadlock-free.
@@ -101,16 +200,21 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
   ScheduleBuilder b(builder, op.getLoc());
   Value zero = b.c(0), one = b.c(1), r = b.rank(), p = b.size();
   Value pvx, pvy;
+  MeshMap map;
   if (perNode) {
     // the nodes from the topology, so that the plan runs on exactly N·C ranks
     pvx = b.expr<sched::RanksPerNodeOp>();
     pvy = b.nodes(topology.getShape().size());
+    map.rankAt = [&](Value x, Value y) { return b.add(b.mul(y, pvx), x); };
+    map.column = [&](Value rank) { return b.mod(rank, pvx); };
+    map.row = [&](Value rank) { return b.floordiv(rank, pvx); };
   } else {
-    pvx = meshWidth(b, rows);
-    pvy = b.floordiv(p, pvx);
+    map = meshMap(b, rows);
+    pvx = map.width;
+    pvy = map.height;
   }
-  Value vx = b.mod(r, pvx), vy = b.floordiv(r, pvx);
-  auto rankAt = [&](Value x, Value y) { return b.add(b.mul(y, pvx), x); };
+  Value vx = map.column(r), vy = map.row(r);
+  const auto &rankAt = map.rankAt;
 
   // Staged blocks: from row peer (sx, vy) for column rank (vx, dy).
   Value m = isV ? Value() : b.count(CountArray::recvcount, r);
@@ -210,15 +314,18 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
   b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
             b.count(CountArray::recvcount, src));
   op.erase();
+  return success();
 }
 
 struct CollLowerVMeshPass : public collc::impl::CollLowerVMeshBase<CollLowerVMeshPass> {
   void runOnOperation() override {
     const StringRef names[] = {"vmesh", "smp-all-cores"};
     for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), names))
-      lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores");
+      if (failed(lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores")))
+        return signalPassFailure();
     for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), names))
-      lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores");
+      if (failed(lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores")))
+        return signalPassFailure();
   }
 };
 

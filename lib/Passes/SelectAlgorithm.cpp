@@ -56,6 +56,8 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.collective.minBytes = static_cast<int64_t>(op.getMinBytes());
   spec.collective.maxBytes = static_cast<int64_t>(op.getMaxBytes());
   spec.collective.blockBytes = op.getAlgorithm().getInt("block_bytes");
+  llvm::ArrayRef<int64_t> mesh = op.getAlgorithm().getInts("mesh");
+  spec.collective.meshParts.assign(mesh.begin(), mesh.end());
   spec.collective.evenCounts = op.getEvenCounts();
   return spec;
 }

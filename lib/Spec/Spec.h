@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -116,6 +117,7 @@ struct CollectiveSpec {
   /// Where the spec names the op; compiler diagnostics about the collective
   /// point here.
   llvm::SMLoc opLoc;
+  llvm::SMLoc meshLoc; // where `mesh` was given, for the checks that need the topology
   /// Block size (alltoall) or typical contribution (v-ops) the choice is made
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;
@@ -142,6 +144,10 @@ struct CollectiveSpec {
   /// dim-rings: waves run one after the other through one wave's scratch;
   /// unset = as few as fit the default budget
   std::optional<int64_t> waves;
+  /// vmesh (and auto, should it choose vmesh): the mesh, as parts per torus
+  /// dimension (MeshRows: 1 = the whole dimension in the rows, the extent =
+  /// in the columns, between = cut); empty = the one the model prices fastest
+  std::vector<int64_t> meshParts;
 };
 
 struct Spec {

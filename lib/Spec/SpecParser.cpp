@@ -98,6 +98,7 @@ private:
   /// Parses 'nic'; returns whether it parsed cleanly.
   bool parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic);
   void parseCollective(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
+  void checkMesh(const Spec &spec);
   void parseBytes(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
 
   SourceMgr &sourceMgr;
@@ -601,10 +602,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
                                        "fifo_depth", "stages", "waves",
-                                       "throttle", "counts"};
+                                       "throttle", "counts", "mesh"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order, throttle;
-  SMLoc seedLoc, blockLoc, countsLoc;
+  SMLoc seedLoc, blockLoc, countsLoc, meshLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
         std::string what = ("'" + key + "'").str();
@@ -642,6 +643,21 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
           if (*name != "even" && *name != "uneven")
             error(locOf(v, kLoc), "'counts' is '" + *name + "' (expected even or uneven)");
           coll.evenCounts = *name == "even";
+          return;
+        }
+        if (key == "mesh") {
+          meshLoc = kLoc;
+          auto *seq = expectSequence(what, "a list of parts, one per torus dimension", kLoc, v);
+          if (!seq)
+            return;
+          for (yaml::Node &entry : *seq) {
+            std::optional<int64_t> parts = readInt("a 'mesh' entry", kLoc, &entry);
+            if (parts && *parts < 1)
+              error(locOf(&entry, kLoc), "'mesh' entry is " + Twine(*parts) +
+                                             "; a dimension is cut in at least 1 part");
+            else if (parts)
+              coll.meshParts.push_back(*parts);
+          }
           return;
         }
         if (key == "seed") {
@@ -761,10 +777,34 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(blockLoc, "'block_bytes' applies only to the blocked-ring "
                       "algorithms, but algorithm is " + coll.algorithm);
   }
+  // with auto, the mesh vmesh is priced and built with if chosen
+  if (seen.count("mesh") && coll.algorithm != "vmesh" && coll.algorithm != "auto")
+    error(meshLoc, "'mesh' applies only to the vmesh algorithm, but algorithm is " +
+                       coll.algorithm);
+  coll.meshLoc = meshLoc;
   if (opKnown) {
     coll.kind = *op.value;
     coll.opLoc = op.loc;
   }
+}
+
+/// A vmesh mesh needs the topology: one entry per dimension, each dividing
+/// its extent.
+void SpecParser::checkMesh(const Spec &spec) {
+  const std::vector<int64_t> &parts = spec.collective.meshParts;
+  llvm::ArrayRef<int64_t> shape = spec.topology.shape;
+  if (parts.empty() || shape.empty())
+    return;
+  SMLoc loc = spec.collective.meshLoc;
+  if (parts.size() != shape.size()) {
+    error(loc, "'mesh' has " + Twine(parts.size()) + " entries, but the topology has " +
+                   Twine(shape.size()) + " dimensions; give the parts of each");
+    return;
+  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] % parts[d])
+      error(loc, "'mesh' cuts dimension " + Twine(d) + " (extent " + Twine(shape[d]) +
+                     ") in " + Twine(parts[d]) + " parts, which do not divide it");
 }
 
 std::optional<Spec> SpecParser::parse(unsigned bufferId) {
@@ -812,6 +852,7 @@ std::optional<Spec> SpecParser::parse(unsigned bufferId) {
     if (!seen.count(section))
       error(map->getSourceRange().Start,
             "missing required section '" + section + "'");
+  checkMesh(spec);
 
   if (++docIt != stream.end() && docIt->getRoot())
     error(docIt->getRoot()->getSourceRange().Start,
