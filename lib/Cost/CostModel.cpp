@@ -139,6 +139,13 @@ double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }
 
+int64_t MeshRows::cuts() const {
+  int64_t cuts = 0;
+  for (size_t d = 0; d < parts.size(); ++d)
+    cuts += !inRows(d) && !inColumns(d) && shape[d] > 1;
+  return cuts;
+}
+
 bool MeshRows::rowMajor() const {
   size_t d = 0;
   while (d < parts.size() && inRows(d))
@@ -196,12 +203,7 @@ static std::vector<MeshRows> meshCandidates(llvm::ArrayRef<int64_t> shape, int64
       }
   };
   choose(0);
-  auto rank = [](const MeshRows &m) {
-    int64_t cuts = 0;
-    for (size_t d = 0; d < m.parts.size(); ++d)
-      cuts += !m.inRows(d) && !m.inColumns(d);
-    return std::make_pair(m.rowMajor() ? 0 : 1, cuts);
-  };
+  auto rank = [](const MeshRows &m) { return std::make_pair(m.rowMajor() ? 0 : 1, m.cuts()); };
   std::stable_sort(all.begin(), all.end(),
                    [&](const MeshRows &a, const MeshRows &b) { return rank(a) < rank(b); });
   return all;
@@ -225,7 +227,7 @@ MeshRows collc::vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCoun
   double bestUs = 0;
   if (topo.fabric == Fabric::Torus)
     for (const MeshRows &mesh : candidates) {
-      if (mesh.width < 2 || mesh.height < 2)
+      if (mesh.width < 2 || mesh.height < 2 || mesh.cuts() > 1)
         continue;
       double us = vmeshAlltoallUs(topo, bytes, evenCounts, mesh);
       if (!best || us < bestUs * (1 - 1e-9)) {

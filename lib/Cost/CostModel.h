@@ -149,6 +149,8 @@ struct MeshRows {
   /// one after it whole in the columns. Rank r is then at column r mod Pvx
   /// of row r / Pvx.
   bool rowMajor() const;
+  /// Dimensions cut: in both the rows and the columns.
+  int64_t cuts() const;
   /// "32x16 (parts 1,2,8)": Pvx x Pvy and the parts, as the spec's `mesh`
   /// takes them; the words --explain prints.
   std::string describe() const;
@@ -157,8 +159,13 @@ struct MeshRows {
 /// (one link per node, whatever the mesh) the one with Pvx + Pvy smallest,
 /// the fewest receive overheads, among meshes of consecutive ranks, the
 /// wider on a tie. On a torus the one vmeshAlltoallUs(mesh) prices fastest
-/// at `bytes` among every choice of parts with Pvx, Pvy >= 2: the phases'
-/// link loads and receive overheads differ by mesh. BG/L network, 8 B:
+/// at `bytes` among the choices of parts with Pvx, Pvy >= 2 that cut at
+/// most one dimension (the seed's forms: rows on lines, planes or parts of
+/// one): the phases' link loads and receive overheads differ by mesh.
+/// Blocks cut along several dimensions (a row of 2×2×2 nodes) are built
+/// when the spec's `mesh` asks, but the model does not choose them: their
+/// columns cross every dimension, and no SMPI run has checked its price
+/// of them. BG/L network, 8 B:
 /// 8×8×8, 16 × 32 (parts 1,4,8) 121.4 µs against the seed's 32 × 16's
 /// 163.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
 /// 1403.9 µs, the seed's XZ planes 1729.7, the squarest 64 × 64 1966.8.

@@ -22,8 +22,9 @@
 // dimension, the whole extent, one coordinate, or a segment of extent /
 // parts: lines, planes (the seed's XZ planes on 8×32×16), parts of them
 // (its half XY planes on 8×8×8) or blocks. The spec's `mesh` gives the
-// parts; otherwise the cost model's vmeshRows prices every choice and takes
-// the fastest at the spec's size, so what it predicts is what runs. Where
+// parts; otherwise the cost model's vmeshRows prices the choices that cut at
+// most one dimension and takes the fastest at the spec's size, so what it
+// predicts is what runs. Where
 // rows are consecutive ranks (ranks are numbered core fastest, then x, y,
 // z, and the rows take a prefix of the dimensions) rank r sits at column
 // r mod Pvx of row r / Pvx; otherwise the column and row are mixed-radix
