@@ -342,7 +342,9 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
       col.push_back(coordinates(0, topo.shape[d], segment));
     }
     rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
-    colLoad = productAlltoallLoad(topo, col, 1);
+    // A node's C cores are in C different columns over the same nodes (a
+    // row holds the node's cores), and the C columns exchange at once.
+    colLoad = productAlltoallLoad(topo, col, 1) * static_cast<double>(topo.ranksPerNode);
   }
   NicLoad nicLoad = vmeshNicLoad(topo, rows);
   double nic = nicSlowdownOf(topo, nicLoad, "vmesh");

@@ -206,7 +206,8 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// The seed's re-sort on the intermediate is no copy here (phase 2 gathers
 /// through datatypes); m·γ is the own block.
 /// L_row and L_col are the busiest link's messages in each phase
-/// (productAlltoallLoad over the rows' and the columns' node sets): on an
+/// (productAlltoallLoad over the rows' and the columns' node sets; the
+/// columns' times C, a node's C cores being in C columns at once): on an
 /// asymmetric torus the two phases load different dimensions (8×4×4: rows
 /// on the x rings, columns on y and z), which one contention for the whole
 /// torus overstated by 25%. Behind a switch both phases load a node's link
