@@ -8,7 +8,7 @@
 using namespace mlir;
 using namespace collc::coll;
 
-/// The constraints every collective op shares (CollOps.td, C1-C2).
+/// The constraints every collective op shares (CollOps.td, C1-C3).
 template <typename OpTy>
 static LogicalResult verifyCollective(OpTy op) {
   // I64Attr accessors return uint64_t; the constraints are on signed values.
@@ -26,6 +26,19 @@ static LogicalResult verifyCollective(OpTy op) {
     return op.emitOpError("(C2) algorithm '")
            << algorithm << "' is not one of auto, " << names;
   }
+  // the option's own check (#coll.algorithm, A3) cannot see the topology
+  if (DictionaryAttr options = op.getAlgorithm().getOptions())
+    if (options.get("mesh")) {
+      ArrayRef<int64_t> parts = op.getAlgorithm().getInts("mesh");
+      ArrayRef<int64_t> shape = op.getTopology().getShape();
+      bool fits = parts.size() == shape.size();
+      for (size_t d = 0; fits && d < shape.size(); ++d)
+        fits = parts[d] >= 1 && shape[d] % parts[d] == 0;
+      if (!fits)
+        return op.emitOpError("(C3) mesh has ")
+               << parts.size() << " part counts for a topology of " << shape.size()
+               << " dimensions, or one that does not divide its extent";
+    }
   return success();
 }
 

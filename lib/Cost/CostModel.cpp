@@ -759,11 +759,15 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
       add("smp-leader", smpLeaderAlltoallUs(topo, base.bytes));
     if (topo.numRanks() >= 4) {
       bool even = alltoall || coll.evenCounts;
-      // the spec's mesh (`algorithm: vmesh` only), or the fastest
-      MeshRows rows = coll.meshParts.empty()
-                          ? vmeshRows(topo, base.bytes, even)
-                          : *meshOfParts(topo.shape, topo.ranksPerNode, coll.meshParts);
-      add("vmesh", vmeshAlltoallUs(topo, base.bytes, even, rows)).shape = rows.describe();
+      // the spec's mesh (its parser and the op's verifier, C3, check that it
+      // fits), or the fastest
+      std::optional<MeshRows> given =
+          meshOfParts(topo.shape, topo.ranksPerNode, coll.meshParts);
+      MeshRows rows = given ? *given : vmeshRows(topo, base.bytes, even);
+      AlgorithmEstimate &vmesh = add("vmesh", vmeshAlltoallUs(topo, base.bytes, even, rows));
+      vmesh.shape = rows.describe();
+      if (vmesh.nicSlowdown) // of this mesh, which `mesh` may have given
+        vmesh.nicSlowdown = nicSlowdownOf(topo, vmeshNicLoad(topo, rows), "vmesh");
     }
     // Seed 000's setting, a torus: with a mesh dimension in the plane, the
     // plane phase's rounds are as loaded as the direct exchange on the

@@ -650,14 +650,20 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
           auto *seq = expectSequence(what, "a list of parts, one per torus dimension", kLoc, v);
           if (!seq)
             return;
+          bool ok = true;
           for (yaml::Node &entry : *seq) {
             std::optional<int64_t> parts = readInt("a 'mesh' entry", kLoc, &entry);
             if (parts && *parts < 1)
               error(locOf(&entry, kLoc), "'mesh' entry is " + Twine(*parts) +
                                              "; a dimension is cut in at least 1 part");
-            else if (parts)
+            ok &= parts && *parts >= 1;
+            if (ok)
               coll.meshParts.push_back(*parts);
           }
+          if (!ok) // reported; the topology checks would only add noise
+            coll.meshParts.clear();
+          else if (coll.meshParts.empty())
+            error(locOf(v, kLoc), "'mesh' is empty; give the parts of each torus dimension");
           return;
         }
         if (key == "seed") {

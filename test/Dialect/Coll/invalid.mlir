@@ -1,4 +1,4 @@
-// Each coll constraint (CollAttrs.td T1-T4 and A1-A3, CollOps.td C1-C2) has a case
+// Each coll constraint (CollAttrs.td T1-T4 and A1-A3, CollOps.td C1-C3) has a case
 // named after it that breaks exactly that constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -131,3 +131,15 @@ coll.alltoall @topology_t5_onload {topology = #coll.topology<shape = [4], wrap =
 
 // expected-error @+1 {{(T4') header_bytes, proto_bytes and shm_latency_ps cannot be negative, got -1, 8 and 100000}}
 coll.alltoall @topology_t4_header {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, header_bytes = -1>}
+
+// -----
+
+// A mesh for a 2-D topology must give 2 part counts (the cost model would
+// otherwise read past them); auto prices vmesh on it, so it is checked here.
+// expected-error @+1 {{'coll.alltoall' op (C3) mesh has 1 part counts for a topology of 2 dimensions, or one that does not divide its extent}}
+coll.alltoall @alltoall_c3 {topology = #coll.topology<shape = [4, 4], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"auto", {mesh = array<i64: 3>}>}
+
+// -----
+
+// expected-error @+1 {{'coll.alltoallv' op (C3) mesh has 2 part counts for a topology of 2 dimensions, or one that does not divide its extent}}
+coll.alltoallv @alltoallv_c3 {topology = #coll.topology<shape = [4, 4], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"vmesh", {mesh = array<i64: 3, 1>}>}
