@@ -316,10 +316,6 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
   return worst * static_cast<double>(cores * cores);
 }
 
-double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts) {
-  return vmeshAlltoallUs(topo, bytes, evenCounts, vmeshRows(topo, bytes, evenCounts));
-}
-
 double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                               const MeshRows &rows) {
   const NetworkParams &net = topo.network;

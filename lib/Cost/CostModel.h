@@ -217,8 +217,6 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// bind (alltoall) or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                        const MeshRows &mesh);
-/// The same on vmeshRows' mesh.
-double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts = true);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
 /// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
