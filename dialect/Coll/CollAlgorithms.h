@@ -77,6 +77,14 @@ inline int64_t defaultFifoDepth(llvm::StringRef algorithm) {
   return algorithm == "vmesh" || algorithm == "smp-all-cores" ? 64 : 16;
 }
 
+/// The most parts dim-rings cuts a block into (its `parts` option): one
+/// per torus dimension longer than 1, each part crossing the dimensions in
+/// its own order; at least 1.
+inline int64_t dimRingsMaxParts(llvm::ArrayRef<int64_t> shape) {
+  int64_t active = llvm::count_if(shape, [](int64_t n) { return n > 1; });
+  return active > 1 ? active : 1;
+}
+
 /// Whether `algorithm` takes `option`; "auto" takes any option some
 /// algorithm takes (selection keeps those the chosen one takes).
 inline bool takesOption(llvm::StringRef algorithm, llvm::StringRef option) {

@@ -39,6 +39,13 @@ static LogicalResult verifyCollective(OpTy op) {
                << parts.size() << " part counts for a topology of " << shape.size()
                << " dimensions, or one that does not divide its extent";
     }
+  if (std::optional<int64_t> parts = op.getAlgorithm().getInt("parts")) {
+    int64_t most = collc::algorithms::dimRingsMaxParts(op.getTopology().getShape());
+    if (*parts > most)
+      return op.emitOpError("(C3) parts is ")
+             << *parts << ", but dim-rings cuts a block into at most " << most
+             << " on this topology (one per dimension longer than 1)";
+  }
   return success();
 }
 

@@ -10,7 +10,8 @@ include "mlir/IR/SymbolInterfaces.td"
 //   (C1) min_bytes <= max_bytes, both >= 0
 //   (C2) algorithm is "auto" or one this op supports
 //   (C3) a `mesh` option (vmesh) has one part count per topology
-//        dimension, each dividing that dimension's extent
+//        dimension, each dividing that dimension's extent; a `parts`
+//        option (dim-rings) is at most the dimensions longer than 1
 // Which algorithms an op supports, and the options each takes, is the one
 // table of CollAlgorithms.def (the spec parser reads it too); the options
 // are checked by #coll.algorithm (A1-A3).

@@ -503,10 +503,16 @@ double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> ord
   // Work of a stage: its ring's per-link load, n_d in units of D/8 (a ring
   // of 1 has none; stageWork). Parts in the same dimension share its links
   // equally.
-  auto work = [&](int64_t d) { return stageWork(shape[d]); };
+  return dimRingsStages(orders, shape, [&](int64_t d, int sharing, int) {
+    return stageWork(shape[d]) * sharing;
+  });
+}
+
+double collc::dimRingsStages(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
+                             llvm::ArrayRef<int64_t> shape, DimRingsStageTime stageTime) {
   size_t np = orders.size(), stages = shape.size();
   std::vector<size_t> stage(np, 0);
-  std::vector<double> left(np);
+  std::vector<double> left(np, 1.0); // of the stage, as a fraction
   // The lowering's hand-off (LowerDimRings.cpp, afterHandOff): a part
   // entering dimension d at stage k > 0 waits until every other part whose
   // stage k − 1 is on d has finished it. Without this rule the model let a
@@ -522,46 +528,48 @@ double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> ord
         return true;
     return false;
   };
-  auto settle = [&](size_t p) {
-    while (stage[p] < stages && left[p] <= 1e-12)
-      if (++stage[p] < stages)
-        left[p] = work(orders[p][stage[p]]);
-  };
-  for (size_t p = 0; p < np; ++p) {
-    left[p] = work(orders[p][0]);
-    settle(p);
-  }
   double now = 0;
   for (;;) {
     std::vector<int> sharing(stages, 0);
     std::vector<bool> running(np, false);
+    int active = 0;
     bool unfinished = false;
     for (size_t p = 0; p < np; ++p)
       if (stage[p] < stages) {
         unfinished = true;
         if (!waiting(p)) {
           running[p] = true;
+          ++active;
           ++sharing[orders[p][stage[p]]];
         }
       }
     if (!unfinished)
       return now;
+    // each running stage's duration at today's rates; an empty one (a ring
+    // of 1) ends at once
+    std::vector<double> duration(np, 0);
     double step = 1e300;
     for (size_t p = 0; p < np; ++p)
-      if (running[p])
-        step = std::min(step, left[p] * sharing[orders[p][stage[p]]]);
+      if (running[p]) {
+        int64_t d = orders[p][stage[p]];
+        duration[p] = stageTime(d, sharing[d], active);
+        step = std::min(step, duration[p] > 0 ? left[p] * duration[p] : 0.0);
+      }
     if (step >= 1e300) // cannot happen: the earliest unfinished stage never waits
       return 1e300;
     now += step;
     for (size_t p = 0; p < np; ++p)
       if (running[p]) {
-        left[p] -= step / sharing[orders[p][stage[p]]];
-        settle(p);
+        left[p] -= duration[p] > 0 ? step / duration[p] : 1.0;
+        if (left[p] <= 1e-12) {
+          ++stage[p];
+          left[p] = 1.0;
+        }
       }
   }
 }
 
-collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
+collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts) {
   llvm::SmallVector<int64_t, 3> active, idle;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
     (shape[d] > 1 ? active : idle).push_back(d);
@@ -569,6 +577,7 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
     active.push_back(0);
     idle.erase(idle.begin());
   }
+  size_t np = parts > 0 ? static_cast<size_t>(parts) : active.size();
   // every permutation of the active dimensions, then the idle ones
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> perms;
   llvm::SmallVector<int64_t, 3> perm = active;
@@ -577,7 +586,6 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
     order.append(idle.begin(), idle.end());
     perms.push_back(order);
   } while (std::next_permutation(perm.begin(), perm.end()));
-  size_t np = active.size();
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> trial(np);
   DimRingsOrders best;
   best.makespan = 1e300;
@@ -592,15 +600,25 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape) {
     while (p < np && ++pick[p] == perms.size())
       pick[p++] = 0;
     if (p == np)
-      return best;
+      break;
   }
+  // One part: every order has the same makespan (its stages run one after
+  // the other). The ranks leave a stage spread apart, and each step of the
+  // next waits for its neighbours, so the longest chain of steps goes first
+  // while they are in step (SMPI, 8 B, 1 part: 32x4x4 254.9 us, 4x4x32
+  // 350.9).
+  if (np == 1)
+    std::stable_sort(best.orders[0].begin(), best.orders[0].end(),
+                     [&](int64_t a, int64_t b) { return shape[a] > shape[b]; });
+  return best;
 }
 
-double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t numParts) {
   const NetworkParams &net = topo.network;
-  DimRingsOrders chosen = dimRingsOrders(topo.shape);
+  DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts);
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
+  double unitUs = p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
   double steps = 0, receives = 0;
   for (int64_t n : topo.shape) {
     double h = static_cast<double>(n / 2);
@@ -608,22 +626,41 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes) {
     if (h > 0)
       receives += 2 * (2 * h - 1);
   }
-  double links = chosen.makespan * p * static_cast<double>(bytes) /
-                 parts / 8 * betaUs(net);
+  // Long blocks: the links, and the ring steps on the critical path, each
+  // a message overhead each way and a hop (L).
+  double links = chosen.makespan * unitUs + steps * (2 * net.alphaUs + net.hopLatencyUs);
   // Every part's receives pass through the one rank: their overheads add
   // up and, for short blocks, outlast the links.
-  double overheads = parts * receives * net.alphaUs;
-  return std::max(links, overheads) + steps * (2 * net.alphaUs + net.hopLatencyUs);
+  double overheads = parts * receives * net.alphaUs + steps * net.hopLatencyUs;
+  // Short blocks: a stage is a chain of h ring steps, each waiting for the
+  // forward piece of the step before: its receive overheads (4 a step, 2 in
+  // the tie's; the CPU is shared by every part running at the moment), its
+  // hop, and the forward pieces' bytes, (h − 1)/(h + 1) of the stage's
+  // link load. The hand-off makes parts cross a dimension one after the
+  // other, so a long ring's chain is paid once per part (SMPI, 8 B on
+  // 4x32x4: 3 parts 629.5 us, 1 part 222.6; the max of the other two terms
+  // said 465.4 and 213.8).
+  double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
+                                                                int running) {
+    double h = static_cast<double>(topo.shape[d] / 2);
+    if (h == 0)
+      return 0.0;
+    double link = dimRingsStageWork(topo.shape[d]) * unitUs;
+    double chain = running * 2 * (2 * h - 1) * net.alphaUs + h * net.hopLatencyUs +
+                   (h - 1) / (h + 1) * link;
+    return std::max(link * sharing, chain);
+  });
+  return std::max({links, overheads, chains});
 }
 
-double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts) {
+double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
+                                  int64_t numParts) {
   const NetworkParams &net = topo.network;
-  DimRingsOrders chosen = dimRingsOrders(topo.shape);
+  auto stageWork = [&](int64_t n) { return dimRingsVStageWork(n, topo.numRanks(), evenCounts); };
+  DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts);
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
-  double makespan = dimRingsMakespan(chosen.orders, topo.shape, [&](int64_t n) {
-    return dimRingsVStageWork(n, topo.numRanks(), evenCounts);
-  });
+  double makespan = dimRingsMakespan(chosen.orders, topo.shape, stageWork);
   double receives = 0, critical = 0;
   for (int64_t n : topo.shape) {
     if (n <= 1)
@@ -639,6 +676,21 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
   double links = makespan * p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
   double overheads = parts * receives * net.alphaUs;
   return std::max(links, overheads) + critical;
+}
+
+int64_t collc::dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
+                             bool evenCounts) {
+  int64_t best = 1;
+  double bestUs = 0;
+  for (int64_t parts = 1; parts <= algorithms::dimRingsMaxParts(topo.shape); ++parts) {
+    double us = alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)
+                          : dimRingsAlltoallUs(topo, bytes, parts);
+    if (parts == 1 || us < bestUs) {
+      best = parts;
+      bestUs = us;
+    }
+  }
+  return best;
 }
 
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
@@ -781,10 +833,17 @@ std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
     // routing the direct exchange reaches the bound (seed 000: 99% on BG/L)
     // without forwarding every byte through intermediate nodes' memory.
     if (!smp && topo.fabric == Fabric::Torus && topo.routing == Routing::DimensionOrder &&
-        torus)
-      add("dim-rings", alltoall ? dimRingsAlltoallUs(topo, base.bytes)
-                                : dimRingsAlltoallvUs(topo, base.bytes, coll.evenCounts))
-          .contention = contention(topo, /*balanced=*/true);
+        torus) {
+      // the spec's parts (the op's verifier, C3, checks the count), or the
+      // fastest
+      int64_t parts = coll.dimRingsParts.value_or(
+          dimRingsParts(topo, base.bytes, !alltoall, coll.evenCounts));
+      AlgorithmEstimate &rings =
+          add("dim-rings", alltoall ? dimRingsAlltoallUs(topo, base.bytes, parts)
+                                    : dimRingsAlltoallvUs(topo, base.bytes, coll.evenCounts, parts));
+      rings.contention = contention(topo, /*balanced=*/true);
+      rings.parts = parts;
+    }
   }
   std::stable_sort(estimates.begin(), estimates.end(),
                    [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {
@@ -806,6 +865,8 @@ std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
     text += ", B=" + std::to_string(*estimate.blockBytes) + " B";
   if (!estimate.shape.empty())
     text += ", mesh " + estimate.shape;
+  if (estimate.parts)
+    text += ", parts " + std::to_string(*estimate.parts);
   if (estimate.nicSlowdown) {
     std::snprintf(line, sizeof(line), ", NIC x%.2f", *estimate.nicSlowdown);
     text += line;

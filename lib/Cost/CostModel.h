@@ -249,12 +249,13 @@ double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// twice through memory.
 double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 
-/// dim-rings (LowerDimRings.cpp): one part of every block per torus
-/// dimension, each visiting the dimensions in its own order as rings of
-/// neighbours. dimRingsMakespan: a fluid model of the stages (a stage on
-/// dimension d is n_d units of work on d's links, shared by the parts on d
-/// at once); dimRingsOrders: the orders (one per dimension longer than 1,
-/// each a permutation of all dimensions) with the shortest makespan.
+/// dim-rings (LowerDimRings.cpp): every block cut into parts, at most one
+/// per torus dimension longer than 1 (algorithms::dimRingsMaxParts), each visiting the
+/// dimensions in its own order as rings of neighbours. dimRingsMakespan: a
+/// fluid model of the stages (a stage on dimension d is n_d units of work
+/// on d's links, shared by the parts on d at once); dimRingsOrders: the
+/// orders of `parts` parts (0: the most), each a permutation of all
+/// dimensions, with the shortest makespan.
 /// A stage's work on a ring of n, in units of one part's D/8: the
 /// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
 /// exchanges with their detoured ties, and with uneven counts on `ranks`
@@ -264,20 +265,46 @@ double dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts);
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape,
                         llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);
+/// The stages' schedule under the lowering's hand-off, in any unit: a
+/// part's stage on dimension d takes stageTime(d, sharing, running) at the
+/// rates of the moment (`sharing` parts on d, `running` in all); returns
+/// when the last part is done. dimRingsMakespan is this with link work.
+using DimRingsStageTime = llvm::function_ref<double(int64_t d, int sharing, int running)>;
+double dimRingsStages(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
+                      llvm::ArrayRef<int64_t> shape, DimRingsStageTime stageTime);
 struct DimRingsOrders {
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> orders;
   double makespan = 0; // of these orders, in units of one part's D/8
 };
-DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape);
+DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts = 0);
+/// The parts dim-rings cuts a block into at `bytes` (alltoallv: the mean
+/// block, its counts even or not): as many as the model prices fastest,
+/// the fewest on a tie. More parts keep more dimensions' links busy at
+/// once; fewer send fewer messages, and the hand-off makes the parts cross
+/// a dimension one after the other, so short blocks are latency-bound on
+/// the chain of ring steps (SMPI, 8 B on 4x32x4: 3 parts 629.5 us, 1 part
+/// 222.6). The lowerings build this count unless the spec's `parts` says.
+int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
+                      bool evenCounts);
 
-/// T_dim-rings ≈ max(makespan·(P·m/parts/8)·β, parts·R·α) + Σ_d ⌊n_d/2⌋·(2α + L):
-/// the fluid model's makespan in units of one part's ring load, or, for
-/// short blocks, the receive overheads of all R = Σ_d 2(2⌊n_d/2⌋ − 1)
-/// messages per part, whichever is longer; plus the ring steps on the
-/// critical path, each a message overhead each way and a hop (L). Headers
-/// are not counted. Checked against SMPI on 4x4x4: 8 B 118 us (99.3
-/// simulated), 256 B 118 (122.0), 4 KiB 875 (828.6).
-double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// T_dim-rings ≈ max(links, overheads, chains) for `numParts` parts:
+///   links     = makespan·(P·m/parts/8)·β + Σ_d ⌊n_d/2⌋·(2α + L), the fluid
+///               model's makespan in units of one part's ring load, plus the
+///               ring steps on the critical path (a message overhead each
+///               way and a hop L each);
+///   overheads = parts·R·α + Σ_d ⌊n_d/2⌋·L, the receive overheads of all
+///               R = Σ_d 2(2⌊n_d/2⌋ − 1) messages per part, which pass
+///               through the one rank;
+///   chains    = the stages scheduled under the hand-off (dimRingsStages),
+///               a stage of h steps taking its chain of steps: 2(2h − 1)
+///               receive overheads times the parts running at the moment
+///               (they share the CPU), h hops, and the forward pieces,
+///               (h − 1)/(h + 1) of its link load; or its links if longer.
+/// Short blocks are chain-bound: the hand-off makes the parts cross a long
+/// ring one after the other. Headers are not counted. SMPI, bench network
+/// (results/dim-rings-parts.jsonl): 26 of 36 rows within 10% (the rest 11–20% under) for 1, 2 and
+/// 3 parts on 4x4x4, 8x4x4, 8x8x8 and 4x32x4 from 8 B to 1 KiB.
+double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
 /// stage an exchange within the ring: the fluid makespan with
 /// dimRingsVStageWork, or the receive overheads of (n − 1 + 2) messages per
@@ -285,7 +312,8 @@ double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// ring: the detour's two legs) and the hops of the longest route; with
 /// uneven counts (the spec's default for alltoallv) each stage pays for its
 /// most loaded link.
-double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts);
+double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
+                           int64_t parts);
 
 /// The FIFO depth of `throttle: bisection` (seed 000's throttled direct
 /// exchange): eq. 2 drains the network at m/(C·β) bytes per rank and ns
@@ -334,6 +362,7 @@ struct AlgorithmEstimate {
   std::optional<int64_t> blockBytes;   // blocked-ring: B
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
   std::string shape;                   // vmesh: the mesh, "Pvx x Pvy"
+  std::optional<int64_t> parts;        // dim-rings: the parts of a block
   std::optional<double> nicSlowdown;   // behind a NIC: nicSlowdown
 };
 

@@ -35,6 +35,8 @@ static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
         builder.getNamedAttr("stages", builder.getI64IntegerAttr(*c.stages)));
   if (c.waves)
     options.push_back(builder.getNamedAttr("waves", builder.getI64IntegerAttr(*c.waves)));
+  if (c.dimRingsParts)
+    options.push_back(builder.getNamedAttr("parts", builder.getI64IntegerAttr(*c.dimRingsParts)));
   if (c.throttle)
     options.push_back(builder.getNamedAttr("throttle", builder.getStringAttr(*c.throttle)));
   if (c.fifoDepth)

@@ -1,8 +1,12 @@
 //===- LowerDimRings.cpp - torus alltoall as pipelined neighbour rings ----===//
 //
 // The alltoall runs dimension by dimension, and only between neighbours:
-// each block's bytes are cut into one part per torus dimension, and part p
-// visits the dimensions in its own order (e.g. x y z, y z x, z x y). In the
+// each block's bytes are cut into parts, by default one per torus dimension
+// longer than 1, and part p visits the dimensions in its own order (e.g.
+// x y z, y z x, z x y). Fewer parts (the `parts` option, or the cost
+// model's count: dimRingsParts) send fewer messages: short blocks are bound
+// by the chain of ring steps, which the hand-off below makes the parts pay
+// one after the other on a shared dimension. In the
 // stage over dimension d a rank sends every item whose destination differs
 // from it along d around its ring of n_d nodes, one hop per step, both ways
 // (distances 1 .. n/2 each the shorter way; an even ring's n/2 items half
@@ -514,7 +518,11 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
   ArrayRef<int64_t> shape = topology.getShape();
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
-  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape).orders;
+  // the spec's parts (the op's verifier, C3, checks the count), or the cost
+  // model's: what it predicts is what runs
+  int64_t numParts = op.getAlgorithm().getInt("parts").value_or(dimRingsParts(
+      topologySpecOf(topology), static_cast<int64_t>(op.getMaxBytes()), false, true));
+  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape, numParts).orders;
   int64_t parts = static_cast<int64_t>(orders.size());
   MLIRContext *ctx = op.getContext();
   SmallVector<sched::FifoAttr> fifos(parts,

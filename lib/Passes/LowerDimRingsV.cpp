@@ -434,7 +434,12 @@ LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
     return failure();
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
-  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(topology.getShape()).orders;
+  // as in lowerDimRings
+  int64_t numParts = op.getAlgorithm().getInt("parts").value_or(
+      dimRingsParts(topologySpecOf(topology), static_cast<int64_t>(op.getMaxBytes()), true,
+                    op.getEvenCounts()));
+  SmallVector<SmallVector<int64_t, 3>> orders =
+      dimRingsOrders(topology.getShape(), numParts).orders;
   MLIRContext *ctx = op.getContext();
   SmallVector<sched::FifoAttr> fifos(orders.size(),
                                      sched::FifoAttr::get(ctx, depth, /*recv_depth=*/0));

@@ -58,6 +58,7 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   spec.collective.blockBytes = op.getAlgorithm().getInt("block_bytes");
   llvm::ArrayRef<int64_t> mesh = op.getAlgorithm().getInts("mesh");
   spec.collective.meshParts.assign(mesh.begin(), mesh.end());
+  spec.collective.dimRingsParts = op.getAlgorithm().getInt("parts");
   spec.collective.evenCounts = op.getEvenCounts();
   return spec;
 }

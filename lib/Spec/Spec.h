@@ -117,7 +117,8 @@ struct CollectiveSpec {
   /// Where the spec names the op; compiler diagnostics about the collective
   /// point here.
   llvm::SMLoc opLoc;
-  llvm::SMLoc meshLoc; // where `mesh` was given, for the checks that need the topology
+  llvm::SMLoc meshLoc;  // where `mesh` was given, for the checks that need the topology
+  llvm::SMLoc partsLoc; // where `parts` was given, likewise
   /// Block size (alltoall) or typical contribution (v-ops) the choice is made
   /// for; [minBytes, maxBytes], equal when one value is given.
   std::optional<int64_t> minBytes, maxBytes;
@@ -148,6 +149,10 @@ struct CollectiveSpec {
   /// dimension (MeshRows: 1 = the whole dimension in the rows, the extent =
   /// in the columns, between = cut); empty = the one the model prices fastest
   std::vector<int64_t> meshParts;
+  /// dim-rings (and auto, should it choose dim-rings): the parts every block
+  /// is cut into, at most one per dimension longer than 1; unset = as many
+  /// as the model prices fastest
+  std::optional<int64_t> dimRingsParts;
 };
 
 struct Spec {

@@ -99,6 +99,7 @@ private:
   bool parseNic(SMLoc keyLoc, yaml::Node *value, NicParams &nic);
   void parseCollective(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
   void checkMesh(const Spec &spec);
+  void checkParts(const Spec &spec);
   void parseBytes(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
 
   SourceMgr &sourceMgr;
@@ -602,10 +603,11 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   static constexpr StringRef keys[] = {"op",    "bytes",       "algorithm",
                                        "order", "seed",        "block_bytes",
                                        "fifo_depth", "stages", "waves",
-                                       "throttle", "counts", "mesh"};
+                                       "throttle", "counts", "mesh",
+                                       "parts"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order, throttle;
-  SMLoc seedLoc, blockLoc, countsLoc, meshLoc;
+  SMLoc seedLoc, blockLoc, countsLoc, meshLoc, partsLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
         std::string what = ("'" + key + "'").str();
@@ -690,6 +692,15 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                       "; the exchange needs at least 1 wave");
           else
             coll.waves = *number;
+          return;
+        }
+        if (key == "parts") {
+          partsLoc = kLoc;
+          if (*number < 1)
+            error(locOf(v, kLoc), "'parts' is " + Twine(*number) +
+                                      "; a block is cut in at least 1 part");
+          else
+            coll.dimRingsParts = *number;
           return;
         }
         if (key == "stages") {
@@ -788,6 +799,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
     error(meshLoc, "'mesh' applies only to the vmesh algorithm, but algorithm is " +
                        coll.algorithm);
   coll.meshLoc = meshLoc;
+  if (seen.count("parts") && coll.algorithm != "dim-rings" && coll.algorithm != "auto")
+    error(partsLoc, "'parts' applies only to the dim-rings algorithm, but algorithm is " +
+                        coll.algorithm);
+  coll.partsLoc = partsLoc;
   if (opKnown) {
     coll.kind = *op.value;
     coll.opLoc = op.loc;
@@ -811,6 +826,16 @@ void SpecParser::checkMesh(const Spec &spec) {
     if (shape[d] % parts[d])
       error(loc, "'mesh' cuts dimension " + Twine(d) + " (extent " + Twine(shape[d]) +
                      ") in " + Twine(parts[d]) + " parts, which do not divide it");
+}
+
+/// dim-rings cuts a block into at most one part per dimension longer than 1.
+void SpecParser::checkParts(const Spec &spec) {
+  std::optional<int64_t> parts = spec.collective.dimRingsParts;
+  int64_t most = algorithms::dimRingsMaxParts(spec.topology.shape);
+  if (parts && !spec.topology.shape.empty() && *parts > most)
+    error(spec.collective.partsLoc,
+          "'parts' is " + Twine(*parts) + ", but dim-rings cuts a block into at most " +
+              Twine(most) + " on this topology (one per dimension longer than 1)");
 }
 
 std::optional<Spec> SpecParser::parse(unsigned bufferId) {
@@ -859,6 +884,7 @@ std::optional<Spec> SpecParser::parse(unsigned bufferId) {
       error(map->getSourceRange().Start,
             "missing required section '" + section + "'");
   checkMesh(spec);
+  checkParts(spec);
 
   if (++docIt != stream.end() && docIt->getRoot())
     error(docIt->getRoot()->getSourceRange().Start,

@@ -143,3 +143,9 @@ coll.alltoall @alltoall_c3 {topology = #coll.topology<shape = [4, 4], wrap = [tr
 
 // expected-error @+1 {{'coll.alltoallv' op (C3) mesh has 2 part counts for a topology of 2 dimensions, or one that does not divide its extent}}
 coll.alltoallv @alltoallv_c3 {topology = #coll.topology<shape = [4, 4], wrap = [true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"vmesh", {mesh = array<i64: 3, 1>}>}
+
+// -----
+
+// dim-rings cuts a block into at most one part per dimension longer than 1.
+// expected-error @+1 {{'coll.alltoall' op (C3) parts is 3, but dim-rings cuts a block into at most 2 on this topology (one per dimension longer than 1)}}
+coll.alltoall @alltoall_c3_parts {topology = #coll.topology<shape = [4, 1, 4], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"dim-rings", {parts = 3}>}
