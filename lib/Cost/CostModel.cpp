@@ -477,6 +477,21 @@ double collc::dimRingsStageWork(int64_t n) {
   return n == 2 ? 4.0 : n > 1 ? double(n) : 0.0;
 }
 
+double collc::dimRingsChainWork(int64_t n) {
+  // Step t < h of a ring of n = 2h (or 2h + 1) sends each neighbour the
+  // items still to travel, h − t − 1/2 (h − t) distances' worth, beside the
+  // one distance it delivers; the two flows share the link until the
+  // shorter ends, so the forward piece takes its bytes plus the shorter's.
+  // A distance's items are 8/n units.
+  int64_t h = n / 2;
+  double work = 0;
+  for (int64_t t = 1; t < h; ++t) {
+    double forward = double(h - t) - (n % 2 == 0 ? 0.5 : 0.0);
+    work += forward + std::min(forward, 1.0);
+  }
+  return work * 8 / double(std::max<int64_t>(n, 1));
+}
+
 double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts) {
   double work = dimRingsStageWork(n);
   if (n % 2 == 0 && n > 2) {
@@ -635,11 +650,10 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   // Short blocks: a stage is a chain of h ring steps, each waiting for the
   // forward piece of the step before: its receive overheads (4 a step, 2 in
   // the tie's; the CPU is shared by every part running at the moment), its
-  // hop, and the forward pieces' bytes, (h − 1)/(h + 1) of the stage's
-  // link load. The hand-off makes parts cross a dimension one after the
-  // other, so a long ring's chain is paid once per part (SMPI, 8 B on
-  // 4x32x4: 3 parts 629.5 us, 1 part 222.6; the max of the other two terms
-  // said 465.4 and 213.8).
+  // hop, and the forward piece's bytes (dimRingsChainWork). The hand-off
+  // makes parts cross a dimension one after the other, so a long ring's
+  // chain is paid once per part (SMPI, 8 B on 4x32x4: 3 parts 629.5 us,
+  // 1 part 222.6; the max of the other two terms said 465.4 and 213.8).
   double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
                                                                 int running) {
     double h = static_cast<double>(topo.shape[d] / 2);
@@ -647,7 +661,7 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
       return 0.0;
     double link = dimRingsStageWork(topo.shape[d]) * unitUs;
     double chain = running * 2 * (2 * h - 1) * net.alphaUs + h * net.hopLatencyUs +
-                   (h - 1) / (h + 1) * link;
+                   dimRingsChainWork(topo.shape[d]) * unitUs;
     return std::max(link * sharing, chain);
   });
   return std::max({links, overheads, chains});

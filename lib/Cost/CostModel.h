@@ -262,6 +262,10 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// ranks their most loaded links (dimRingsVStageWork).
 double dimRingsStageWork(int64_t n);
 double dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts);
+/// The alltoall's chain of forward pieces on a ring of n, in the same
+/// units: what a stage's last step waits for beyond overheads and hops
+/// (ring of 8: 7 of its 8 units).
+double dimRingsChainWork(int64_t n);
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
                         llvm::ArrayRef<int64_t> shape,
                         llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);
@@ -298,8 +302,9 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 ///   chains    = the stages scheduled under the hand-off (dimRingsStages),
 ///               a stage of h steps taking its chain of steps: 2(2h − 1)
 ///               receive overheads times the parts running at the moment
-///               (they share the CPU), h hops, and the forward pieces,
-///               (h − 1)/(h + 1) of its link load; or its links if longer.
+///               (they share the CPU), h hops, and the forward pieces, each
+///               sharing its link with the step's delivered piece
+///               (dimRingsChainWork); or its links if longer.
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
 /// ring one after the other. Headers are not counted. SMPI, bench network
 /// (results/dim-rings-parts.jsonl): 26 of 36 rows within 10% (the rest 11–20% under) for 1, 2 and
