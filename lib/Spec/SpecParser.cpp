@@ -607,7 +607,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                        "parts"};
   Located<std::optional<CollectiveKind>> op;
   Located<std::string> algorithm, order, throttle;
-  SMLoc seedLoc, blockLoc, countsLoc, meshLoc, partsLoc;
+  SMLoc seedLoc, countsLoc, meshLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
         std::string what = ("'" + key + "'").str();
@@ -677,38 +677,25 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
         std::optional<int64_t> number = readInt(what, kLoc, v);
         if (!number)
           return;
-        if (key == "block_bytes") {
-          blockLoc = kLoc;
+        // the options that count something: at least 1, and why
+        struct Positive {
+          StringRef key;
+          std::optional<int64_t> &slot;
+          const char *atLeastOne;
+        } positives[] = {
+            {"block_bytes", coll.blockBytes, "a block needs at least 1 byte"},
+            {"waves", coll.waves, "the exchange needs at least 1 wave"},
+            {"parts", coll.dimRingsParts, "a block is cut in at least 1 part"},
+            {"stages", coll.stages, "an intermediate needs at least 1 stage slot"},
+        };
+        for (Positive &option : positives) {
+          if (key != option.key)
+            continue;
           if (*number < 1)
-            error(locOf(v, kLoc), "'block_bytes' is " + Twine(*number) +
-                                      "; a block needs at least 1 byte");
+            error(locOf(v, kLoc),
+                  "'" + key + "' is " + Twine(*number) + "; " + option.atLeastOne);
           else
-            coll.blockBytes = *number;
-          return;
-        }
-        if (key == "waves") {
-          if (*number < 1)
-            error(locOf(v, kLoc), "'waves' is " + Twine(*number) +
-                                      "; the exchange needs at least 1 wave");
-          else
-            coll.waves = *number;
-          return;
-        }
-        if (key == "parts") {
-          partsLoc = kLoc;
-          if (*number < 1)
-            error(locOf(v, kLoc), "'parts' is " + Twine(*number) +
-                                      "; a block is cut in at least 1 part");
-          else
-            coll.dimRingsParts = *number;
-          return;
-        }
-        if (key == "stages") {
-          if (*number < 1)
-            error(locOf(v, kLoc), "'stages' is " + Twine(*number) +
-                                      "; an intermediate needs at least 1 stage slot");
-          else
-            coll.stages = *number;
+            option.slot = *number;
           return;
         }
         if (*number < 1 || *number > 65535)
@@ -787,11 +774,11 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                          opName);
   if (seen.count("block_bytes")) {
     if (opKnown && *op.value != CollectiveKind::Allgatherv)
-      error(blockLoc, "'block_bytes' applies only to the blocked-ring "
+      error(seen.lookup("block_bytes"), "'block_bytes' applies only to the blocked-ring "
                       "algorithm of allgatherv, but op is " +
                           opName);
     else if (!algorithms::takesOption(coll.algorithm, "block_bytes"))
-      error(blockLoc, "'block_bytes' applies only to the blocked-ring "
+      error(seen.lookup("block_bytes"), "'block_bytes' applies only to the blocked-ring "
                       "algorithms, but algorithm is " + coll.algorithm);
   }
   // with auto, the mesh vmesh is priced and built with if chosen
@@ -800,9 +787,9 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                        coll.algorithm);
   coll.meshLoc = meshLoc;
   if (seen.count("parts") && coll.algorithm != "dim-rings" && coll.algorithm != "auto")
-    error(partsLoc, "'parts' applies only to the dim-rings algorithm, but algorithm is " +
+    error(seen.lookup("parts"), "'parts' applies only to the dim-rings algorithm, but algorithm is " +
                         coll.algorithm);
-  coll.partsLoc = partsLoc;
+  coll.partsLoc = seen.lookup("parts");
   if (opKnown) {
     coll.kind = *op.value;
     coll.opLoc = op.loc;
