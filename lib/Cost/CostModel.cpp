@@ -700,7 +700,7 @@ int64_t collc::dimRingsParts(const TopologySpec &topo, int64_t bytes, bool allto
     double us = alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)
                           : dimRingsAlltoallUs(topo, bytes, parts);
     // Counts the model cannot tell apart (the longest dimension's links
-    // bound them alike, as on 8x4x4 and 8x8x16 from 1 KiB) go to the most,
+    // bound them alike, as on 8x4x4, 16x8x4 and 8x8x16 at 4 KiB) go to the most,
     // and not to the rounding of the fluid model: in waves the rotation
     // of three parts keeps the links busy where two leave gaps (SMPI, 64
     // KiB on 8x8x16: 3 parts 805684.5 us, 2 parts 890220.4; 4 KiB on 8x4x4:

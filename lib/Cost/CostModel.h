@@ -307,7 +307,7 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 ///               (dimRingsChainWork); or its links if longer.
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
 /// ring one after the other. Headers are not counted. SMPI, bench network
-/// (results/dim-rings-parts.jsonl): 26 of 36 rows within 10% (the rest 11–20% under) for 1, 2 and
+/// (results/dim-rings-parts.jsonl): 30 of 36 rows within 10% (the rest from −17.9% to +12.5%) for 1, 2 and
 /// 3 parts on 4x4x4, 8x4x4, 8x8x8 and 4x32x4 from 8 B to 1 KiB.
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each

@@ -1,7 +1,8 @@
 //===- LowerDimRingsV.cpp - torus alltoallv, one dimension at a time ------===//
 //
 // The dim-rings schedule for alltoallv. As in the alltoall (LowerDimRings.cpp)
-// every block is cut into one part per active torus dimension, part p
+// every block is cut into parts (at most one per active torus dimension:
+// the spec's `parts` or dimRingsParts, priced with this schedule's model), part p
 // crosses the dimensions in its own order (the same orders, from the same
 // fluid model), and a stage moves every item along one dimension only, so
 // every flow stays inside one ring of the torus and the parts keep

@@ -48,7 +48,9 @@ def CollLowerBalanced : Pass<"coll-lower-balanced", "mlir::ModuleOp"> {
 def CollLowerDimRings : Pass<"coll-lower-dim-rings", "mlir::ModuleOp"> {
   let summary = "lower alltoall on a torus to pipelined neighbour rings, one dimension at a time";
   let description = [{
-    Every block is cut into one part per dimension; each part crosses the
+    Every block is cut into parts, at most one per dimension longer than 1
+    (the `parts` option, else as many as the cost model prices fastest);
+    each part crosses the
     torus dimension by dimension, each dimension as a ring of neighbours
     (forward pieces first, so the next hop starts early), the parts in
     orders that keep every dimension's links busy. Only neighbours talk, so
