@@ -694,23 +694,29 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
 
 int64_t collc::dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
                              bool evenCounts) {
-  int64_t best = 1;
-  double bestUs = 0;
-  for (int64_t parts = 1; parts <= algorithms::dimRingsMaxParts(topo.shape); ++parts) {
-    double us = alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)
-                          : dimRingsAlltoallUs(topo, bytes, parts);
-    // Counts the model cannot tell apart (the longest dimension's links
-    // bound them alike, as on 8x4x4, 16x8x4 and 8x8x16 at 4 KiB) go to the most,
-    // and not to the rounding of the fluid model: in waves the rotation
-    // of three parts keeps the links busy where two leave gaps (SMPI, 64
-    // KiB on 8x8x16: 3 parts 805684.5 us, 2 parts 890220.4; 4 KiB on 8x4x4:
-    // 3201.5 and 3182.5).
-    if (parts == 1 || us <= bestUs * (1 + 1e-9)) {
+  // Fewer parts than the most only when the model prices them clearly
+  // cheaper. Where the longest dimension's links bound the counts alike,
+  // the fluid model cannot tell them apart, and three parts' rotation is
+  // what holds up under SMPI: 64 KiB on 8x8x16 (in waves) 805684.5 us
+  // against 890220.4 for two; 256 B on 8x32x16 25469.4 against 31157.4,
+  // where the model put two 1.1% below three. Where fewer parts did win,
+  // the model had them 5% to 60% cheaper (8 B everywhere; 256 B on 4x4x4,
+  // 8x4x4 and 4x32x4).
+  constexpr double kMargin = 0.05;
+  auto price = [&](int64_t parts) {
+    return alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)
+                     : dimRingsAlltoallUs(topo, bytes, parts);
+  };
+  int64_t most = algorithms::dimRingsMaxParts(topo.shape);
+  double mostUs = price(most);
+  int64_t best = most;
+  double bestUs = mostUs;
+  for (int64_t parts = most - 1; parts >= 1; --parts)
+    if (double us = price(parts); us < bestUs) {
       best = parts;
       bestUs = us;
     }
-  }
-  return best;
+  return bestUs < mostUs * (1 - kMargin) ? best : most;
 }
 
 double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
