@@ -634,12 +634,14 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
   double unitUs = p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
+  // A stage on a ring of n: h = ⌊n/2⌋ steps, 2(2h − 1) messages received
+  // (4 a step, 2 in the tie's).
+  auto stepsOf = [](int64_t n) { return static_cast<double>(n / 2); };
+  auto receivesOf = [&](int64_t n) { return n > 1 ? 2 * (2 * stepsOf(n) - 1) : 0.0; };
   double steps = 0, receives = 0;
   for (int64_t n : topo.shape) {
-    double h = static_cast<double>(n / 2);
-    steps += h;
-    if (h > 0)
-      receives += 2 * (2 * h - 1);
+    steps += stepsOf(n);
+    receives += receivesOf(n);
   }
   // Long blocks: the links, and the ring steps on the critical path, each
   // a message overhead each way and a hop (L).
@@ -648,20 +650,20 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   // up and, for short blocks, outlast the links.
   double overheads = parts * receives * net.alphaUs + steps * net.hopLatencyUs;
   // Short blocks: a stage is a chain of h ring steps, each waiting for the
-  // forward piece of the step before: its receive overheads (4 a step, 2 in
-  // the tie's; the CPU is shared by every part running at the moment), its
+  // forward piece of the step before: its receive overheads (the CPU is
+  // shared by every part running at the moment), its
   // hop, and the forward piece's bytes (dimRingsChainWork). The hand-off
   // makes parts cross a dimension one after the other, so a long ring's
   // chain is paid once per part (SMPI, 8 B on 4x32x4: 3 parts 629.5 us,
   // 1 part 222.6; the max of the other two terms said 465.4 and 213.8).
   double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
                                                                 int running) {
-    double h = static_cast<double>(topo.shape[d] / 2);
-    if (h == 0)
+    int64_t n = topo.shape[d];
+    if (n < 2)
       return 0.0;
-    double link = dimRingsStageWork(topo.shape[d]) * unitUs;
-    double chain = running * 2 * (2 * h - 1) * net.alphaUs + h * net.hopLatencyUs +
-                   dimRingsChainWork(topo.shape[d]) * unitUs;
+    double link = dimRingsStageWork(n) * unitUs;
+    double chain = running * receivesOf(n) * net.alphaUs + stepsOf(n) * net.hopLatencyUs +
+                   dimRingsChainWork(n) * unitUs;
     return std::max(link * sharing, chain);
   });
   return std::max({links, overheads, chains});
