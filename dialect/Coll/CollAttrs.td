@@ -11,7 +11,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 //   (T2) size(wrap) == size(shape)
 //   (T3) ranks_per_node >= 1 and prod(shape) * ranks_per_node < 2^31
 //   (T4) alpha_ps, beta_ps, gamma_ps >= 0 and fit in 32 bits
-//   (T4') header_bytes, proto_bytes, shm_latency_ps >= 0
+//   (T4') header_bytes, proto_bytes, shm_latency_ps, hop_latency_ps >= 0
 //   (T5) nic is "", "onload" or "offload", only with switched; onload needs
 //        nic_core_ps > 0 and nic_link_ps > 0; offload needs nic_contexts >= 1;
 //        nic_congestion_ppm >= 0
@@ -42,6 +42,8 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
         "proto: bytes of protocol a combined block carries">:$proto_bytes,
     DefaultValuedParameter<"int64_t", "100000",
         "ps a message within a node takes">:$shm_latency_ps,
+    DefaultValuedParameter<"int64_t", "1000000",
+        "ps a message takes per link it traverses (the hop latency)">:$hop_latency_ps,
     StringRefParameter<"the node's NIC (fabric: switch): \"\" none, onload "
         "or offload (lib/Spec/Spec.h, NicParams)", "\"\"">:$nic,
     DefaultValuedParameter<"int64_t", "0",
@@ -59,7 +61,7 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     `ranks_per_node` `=` $ranks_per_node `,` `alpha_ps` `=` $alpha_ps `,`
     `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
     (`,` struct($adaptive, $switched, $header_bytes, $proto_bytes,
-                $shm_latency_ps, $nic, $nic_link_ps, $nic_core_ps,
+                $shm_latency_ps, $hop_latency_ps, $nic, $nic_link_ps, $nic_core_ps,
                 $nic_contexts, $nic_congestion_ppm)^)? `>`
   }];
   let genVerifyDecl = 1;

@@ -34,6 +34,7 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      int64_t ranksPerNode, int64_t alphaPs, int64_t betaPs,
                      int64_t gammaPs, bool adaptive, bool switched,
                      int64_t headerBytes, int64_t protoBytes, int64_t shmLatencyPs,
+                     int64_t hopLatencyPs,
                      StringRef nic, int64_t nicLinkPs, int64_t nicCorePs,
                      int64_t nicContexts, int64_t nicCongestionPpm) {
   if (shape.empty() || shape.size() > 3)
@@ -62,10 +63,11 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (ps < 0 || ps > UINT32_MAX)
       return emitError() << "(T4) cost parameter " << ps
                          << " ps is outside [0, 2^32)";
-  if (headerBytes < 0 || protoBytes < 0 || shmLatencyPs < 0)
-    return emitError() << "(T4') header_bytes, proto_bytes and shm_latency_ps cannot be "
-                          "negative, got "
-                       << headerBytes << ", " << protoBytes << " and " << shmLatencyPs;
+  if (headerBytes < 0 || protoBytes < 0 || shmLatencyPs < 0 || hopLatencyPs < 0)
+    return emitError() << "(T4') header_bytes, proto_bytes, shm_latency_ps and hop_latency_ps "
+                          "cannot be negative, got "
+                       << headerBytes << ", " << protoBytes << ", " << shmLatencyPs << " and "
+                       << hopLatencyPs;
   if (!nic.empty() && nic != "onload" && nic != "offload")
     return emitError() << "(T5) nic is '" << nic
                        << "'; expected onload or offload";

@@ -25,7 +25,8 @@ namespace collc {
 /// Cost parameters of T_ptp = alpha + (m + h)·C·beta + L. Defaults are BG/L's.
 /// The link, hop and shared-memory figures describe the machine for the
 /// simulated platform (--emit=platform); the cost model uses alpha, beta and
-/// copy.
+/// copy, and the hop latency where a chain of neighbour steps (dim-rings)
+/// pays one per step.
 struct NetworkParams {
   double alphaUs = 1.7;
   double betaNsPerByte = 6.48;

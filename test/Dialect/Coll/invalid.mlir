@@ -129,7 +129,7 @@ coll.alltoall @topology_t5_onload {topology = #coll.topology<shape = [4], wrap =
 
 // -----
 
-// expected-error @+1 {{(T4') header_bytes, proto_bytes and shm_latency_ps cannot be negative, got -1, 8 and 100000}}
+// expected-error @+1 {{(T4') header_bytes, proto_bytes, shm_latency_ps and hop_latency_ps cannot be negative, got -1, 8, 100000 and 1000000}}
 coll.alltoall @topology_t4_header {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0, header_bytes = -1>}
 
 // -----
