@@ -316,6 +316,24 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
   return worst * static_cast<double>(cores * cores);
 }
 
+/// The hops from one member of a group to its farthest other member, the
+/// group a product of one set per dimension (as productAlltoallLoad takes
+/// them). Each set is an arithmetic progression from 0 (a segment or every
+/// s-th coordinate), so the distances between its members are those from 0:
+/// the shorter way round on a wrapped ring, straight along a line.
+static int64_t farthestHops(const TopologySpec &topo,
+                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets) {
+  int64_t hops = 0;
+  for (size_t d = 0; d < sets.size(); ++d) {
+    int64_t n = topo.shape[d], farthest = 0;
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    for (int64_t b : sets[d])
+      farthest = std::max(farthest, wraps ? std::min(b, n - b) : b);
+    hops += farthest;
+  }
+  return hops;
+}
+
 double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                               const MeshRows &rows) {
   const NetworkParams &net = topo.network;
@@ -323,6 +341,7 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
   double h = static_cast<double>(net.headerBytes);
   double pvx = static_cast<double>(rows.width), pvy = static_cast<double>(rows.height);
   double rowLoad, colLoad;
+  int64_t rowHops = 0, colHops = 0; // to the farthest peer (a switch: none counted)
   if (topo.fabric == Fabric::Switch) {
     // a node's link carries its C ranks' messages to the other nodes
     double c = static_cast<double>(topo.ranksPerNode);
@@ -338,6 +357,8 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
       col.push_back(coordinates(0, topo.shape[d], segment));
     }
     rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
+    rowHops = farthestHops(topo, row);
+    colHops = farthestHops(topo, col);
     // A node's C cores are in C different columns over the same nodes (a
     // row holds the node's cores), and the C columns exchange at once.
     colLoad = productAlltoallLoad(topo, col, 1) * static_cast<double>(topo.ranksPerNode);
@@ -369,13 +390,27 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
   // the row receives end at 58-98 us, rowUs 29.3 + 31 α 52.7 = 82; the
   // columns take 47-52 us, colUs 46.8. Charging both phases in full was
   // +10.3% there and +15.0% on 8x4x4.)
-  double cols = pvy > 1 ? std::max(colUs, (pvy - 1) * net.alphaUs) + net.alphaUs : 0;
+  //
+  // A message also takes a hop latency per link. The nearest peer's
+  // arrives after one hop, and the α's queue behind it; the farthest's
+  // after rowHops (colHops), and only its own α follows. (Without this
+  // the model was 41-60% under SMPI for vmesh on rings of 8 to 64 at 8 B,
+  // whose columns reach n/2 hops, and 24% under on 4x32x4.)
+  // (Peers within a node take no hop; behind a switch the model counts none.)
+  double hop = net.hopLatencyUs;
+  auto nearest = [&](int64_t farthest) { return farthest > 0 ? hop : 0.0; };
+  double rowEnd = std::max((pvx - 1) * net.alphaUs + nearest(rowHops),
+                           static_cast<double>(rowHops) * hop + net.alphaUs);
+  double cols = pvy > 1 ? std::max(colUs + static_cast<double>(colHops) * hop,
+                                   (pvy - 1) * net.alphaUs + nearest(colHops)) +
+                              net.alphaUs
+                        : 0;
   // The re-sort between the phases is no copy: phase 2's messages gather
   // their blocks (MPI datatypes), which the runtime's simulator
   // (simulate.c) and SMPI charge nothing beyond the message. Charging the
   // seed's P·m·γ re-sort put every 1 KiB-64 KiB row 4-10% above SMPI
   // (8x8x8 4 KiB: 42378.8 against 41194.9 µs). The only COPY is the own block.
-  return rowUs + (pvx - 1) * net.alphaUs + cols + nicFillOf(topo, nicLoad, bytes) +
+  return rowUs + (pvx > 1 ? rowEnd : 0) + cols + nicFillOf(topo, nicLoad, bytes) +
          m * net.copyNsPerByte * 1e-3;
 }
 

@@ -166,9 +166,9 @@ struct MeshRows {
 /// when the spec's `mesh` asks, but the model does not choose them: their
 /// columns cross every dimension, and no SMPI run has checked its price
 /// of them. BG/L network, 8 B:
-/// 8×8×8, 16 × 32 (parts 1,4,8) 121.4 µs against the seed's 32 × 16's
-/// 163.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
-/// 1403.9 µs, the seed's XZ planes 1729.7, the squarest 64 × 64 1966.8.
+/// 8×8×8, 16 × 32 (parts 1,4,8) 130.4 µs against the seed's 32 × 16's
+/// 172.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
+/// 1428.9 µs, the seed's XZ planes 1746.7, the squarest 64 × 64 1991.8.
 /// A tie keeps the one enumerated first: consecutive rows, then the fewest
 /// cut dimensions.
 MeshRows vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCounts);
