@@ -6,10 +6,8 @@ using namespace collc;
 
 LogicalResult dimrings::checkTopology(Operation *op, coll::TopologyAttr topology,
                                       StringRef opName) {
-  if (topology.getRanksPerNode() != 1)
-    return op->emitError("the dim-rings ")
-           << opName << " schedules one rank per torus node; this topology has "
-           << topology.getRanksPerNode() << " ranks per node (use algorithm: direct)";
+  if (failed(requireOneRankPerNode(op, "dim-rings")))
+    return failure();
   for (auto [d, wraps] : llvm::enumerate(topology.getWrap()))
     if (!wraps)
       return op->emitError("the dim-rings ")

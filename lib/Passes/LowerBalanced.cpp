@@ -322,11 +322,8 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   coll::TopologyAttr topology = op.getTopology();
-  if (topology.getRanksPerNode() != 1)
-    return op.emitError("the balanced alltoall schedules one rank per torus "
-                        "node; this topology has ")
-           << topology.getRanksPerNode()
-           << " ranks per node (use algorithm: direct)";
+  if (failed(requireOneRankPerNode(op, "balanced")))
+    return failure();
   int64_t depth = directFifoDepth(op, kDefaultDepth);
   // random by default: the shared shuffled order spreads each step's load
   StringRef order = options.getString("order", "random");

@@ -88,11 +88,8 @@ constexpr int64_t kPlaneSeed = 1;
 template <typename OpTy>
 LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   coll::TopologyAttr topology = op.getTopology();
-  if (topology.getRanksPerNode() != 1)
-    return op.emitError("the two-phase alltoall schedules one rank per torus "
-                        "node; this topology has ")
-           << topology.getRanksPerNode()
-           << " ranks per node (use algorithm: direct)";
+  if (failed(requireOneRankPerNode(op, "two-phase")))
+    return failure();
   ArrayRef<int64_t> shape = topology.getShape();
   int64_t ndims = shape.size();
   if (ndims < 2)

@@ -61,6 +61,17 @@ int64_t collc::directFifoDepth(Operation *collOp, int64_t defaultDepth) {
       minBytes ? minBytes.getInt() : 1);
 }
 
+LogicalResult collc::requireOneRankPerNode(Operation *collOp, StringRef algorithm) {
+  int64_t ranksPerNode =
+      collOp->getAttrOfType<coll::TopologyAttr>("topology").getRanksPerNode();
+  if (ranksPerNode == 1)
+    return success();
+  return collOp->emitError("the ")
+         << algorithm << " " << collOp->getName().stripDialect()
+         << " schedules one rank per torus node; this topology has " << ranksPerNode
+         << " ranks per node (use algorithm: direct)";
+}
+
 sched::PlanOp collc::createPlanFor(OpBuilder &builder, Operation *collOp,
                                    StringRef collective, StringRef algorithm,
                                    ArrayRef<sched::FifoAttr> fifos,

@@ -343,6 +343,11 @@ StepPeers directStepPeers(ScheduleBuilder &b, mlir::Value r, mlir::Value p, mlir
 /// (bisectionThrottleDepth, lib/Cost), or `defaultDepth`.
 int64_t directFifoDepth(mlir::Operation *collOp, int64_t defaultDepth);
 
+/// Torus schedules that route between nodes, one rank on each (balanced,
+/// two-phase, dim-rings), refuse a topology with more ranks per node, with
+/// one message: "the <algorithm> <op> schedules one rank per torus node ...".
+mlir::LogicalResult requireOneRankPerNode(mlir::Operation *collOp, llvm::StringRef algorithm);
+
 /// Creates an empty sched.plan for `collectiveOp` (a coll op) in place of it
 /// and positions `builder` inside its body.
 sched::PlanOp createPlanFor(mlir::OpBuilder &builder, mlir::Operation *collOp,

@@ -90,6 +90,12 @@ coll.alltoall @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, true
 
 // -----
 
+// alltoallv too, and the error names it.
+// expected-error @+1 {{the balanced alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+coll.alltoallv @vsmp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"balanced">}
+
+// -----
+
 // Other algorithms are left to their own lowering.
 // CHECK-LABEL: coll.alltoall @direct
 // CHECK-SAME: algorithm = #coll.algorithm<"direct">

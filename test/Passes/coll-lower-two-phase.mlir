@@ -111,6 +111,12 @@ coll.alltoall @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, true
 
 // -----
 
+// alltoallv too, and the error names it.
+// expected-error @+1 {{the two-phase alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+coll.alltoallv @vsmp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"two-phase">}
+
+// -----
+
 // expected-error @+1 {{the two-phase alltoall needs a line and a plane: a topology of 2 or 3 dimensions (this one has 1)}}
 coll.alltoall @ring {topology = #coll.topology<shape = [8], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"two-phase">}
 
