@@ -315,8 +315,9 @@ double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts
 /// dimRingsVStageWork, or the receive overheads of (n − 1 + 2) messages per
 /// part and even ring, plus per stage a message start (three on an even
 /// ring: the detour's two legs) and the hops of the longest route; with
-/// uneven counts (the spec's default for alltoallv) each stage pays for its
-/// most loaded link.
+/// uneven counts (the spec's default for alltoallv) and more than one part
+/// each stage pays for its most loaded link (one part shows no such spread
+/// under SMPI).
 double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                            int64_t parts);
 
