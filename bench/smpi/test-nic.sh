@@ -15,13 +15,14 @@
 #   test-nic.sh RUN WORKDIR
 set -u
 run=$1 dir=$2
-fail() { echo "test-nic: FAIL: $*" >&2; exit 1; }
+name=test-nic
+. "$(dirname "$0")/test-lib.sh"
 root=$(cd "$(dirname "$run")/../.." && pwd)
 for tool in smpirun g++; do
-  command -v $tool >/dev/null || { echo "test-nic: SKIP: $tool is missing"; exit 77; }
+  command -v $tool >/dev/null || skip "$tool is missing"
 done
-[ -x "$root/build/smpi/bin/collc-run" ] || { echo "test-nic: SKIP: no SMPI collc-run"; exit 77; }
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
+[ -x "$root/build/smpi/bin/collc-run" ] || skip "no SMPI collc-run"
+fresh_dir "$dir"
 for nic in "" kind=onload,core_mb_per_s=20 kind=offload,contexts=2,congestion=0.5 \
            kind=offload,congestion=0; do
   "$run" smp 2x4 --op alltoall --bytes 4096 --algorithms smp-leader,smp-all-cores \

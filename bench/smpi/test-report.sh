@@ -5,14 +5,10 @@
 # matplotlib.
 #   test-report.sh REPORT SAMPLE WORKDIR
 set -u
-report=$1 sample=$2 dir=$3
-fail() { echo "test-report: FAIL: $*" >&2; exit 1; }
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "test-report: SKIP: matplotlib is missing for /usr/bin/python3 (apt-get install python3-matplotlib)"
-  exit 77
-fi
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
-export MPLCONFIGDIR="$dir/mplconfig" # keep matplotlib's cache out of $HOME
+report=$1 sample=$2 dir=$3 name=test-report
+. "$(dirname "$0")/test-lib.sh"
+need_matplotlib
+fresh_dir "$dir"
 "$report" "$sample" -o "$dir/report.html" || fail "report exited $? on $sample"
 for f in report.html report_model_vs_sim.png report_model_vs_sim.svg report_bound-alltoall.png \
          report_bound-allgatherv.png report_time-torus-4x4x4-64-alltoall.png \

@@ -6,14 +6,10 @@
 # (skipped) without matplotlib.
 #   test-seed000.sh SEED000 COLLC WORKDIR
 set -u
-seed000=$1 collc=$2 dir=$3
-fail() { echo "test-seed000: FAIL: $*" >&2; exit 1; }
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "test-seed000: SKIP: matplotlib is missing for /usr/bin/python3"
-  exit 77
-fi
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot create $dir"
-export MPLCONFIGDIR="$dir/mplconfig"
+seed000=$1 collc=$2 dir=$3 name=test-seed000
+. "$(dirname "$0")/test-lib.sh"
+need_matplotlib
+fresh_dir "$dir"
 "$seed000" --collc "$collc" -o "$dir/out" >"$dir/stdout" || fail "seed000 exited $?"
 for want in '| 8x4x4 | 128 | x | ' '| 4x8x4 | 128 | y | ' '| 4x4x8 | 128 | z | '; do
   grep -qF "$want" "$dir/out/table3.md" || fail "table3.md lacks '$want'"
