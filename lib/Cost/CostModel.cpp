@@ -527,7 +527,7 @@ double collc::dimRingsChainWork(int64_t n) {
   return work * 8 / double(std::max<int64_t>(n, 1));
 }
 
-double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts) {
+double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool spread) {
   double work = dimRingsStageWork(n);
   if (n % 2 == 0 && n > 2) {
     // The detour's second leg starts once all of its first has arrived, so
@@ -541,7 +541,7 @@ double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts) {
   // Q = P/n blocks, so link loads spread by about 1/sqrt(Q) of their mean
   // (SMPI, random counts with zeros, mean 1.5 KiB: 4x4x4 1.71x the bound
   // against 1.24x for regular blocks, 8x4x4 1.55x against 1.29x).
-  if (evenCounts)
+  if (!spread)
     return work;
   double q = std::max(1.0, double(ranks) / double(std::max<int64_t>(n, 1)));
   return work * (1 + 1.5 / std::sqrt(q));
@@ -713,7 +713,7 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
   // 14-26% below the estimate with it, by its factor (SMPI,
   // results/dim-rings-parts.jsonl: 4x4x4, 8x4x4 and 8x8x8, 64 B to 1 KiB).
   bool spread = !evenCounts && chosen.orders.size() > 1;
-  auto stageWork = [&](int64_t n) { return dimRingsVStageWork(n, topo.numRanks(), !spread); };
+  auto stageWork = [&](int64_t n) { return dimRingsVStageWork(n, topo.numRanks(), spread); };
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
   double makespan = dimRingsMakespan(chosen.orders, topo.shape, stageWork);

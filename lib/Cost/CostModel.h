@@ -258,10 +258,10 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
 /// dimensions, with the shortest makespan.
 /// A stage's work on a ring of n, in units of one part's D/8: the
 /// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
-/// exchanges with their detoured ties, and with uneven counts on `ranks`
-/// ranks their most loaded links (dimRingsVStageWork).
+/// exchanges with their detoured ties, and with `spread` (uneven counts on
+/// `ranks` ranks) their most loaded links (dimRingsVStageWork).
 double dimRingsStageWork(int64_t n);
-double dimRingsVStageWork(int64_t n, int64_t ranks, bool evenCounts);
+double dimRingsVStageWork(int64_t n, int64_t ranks, bool spread);
 /// The alltoall's chain of forward pieces on a ring of n, in the same
 /// units: what a stage's last step waits for beyond overheads and hops
 /// (ring of 8: 7 of its 8 units).

@@ -4,14 +4,13 @@
 using namespace mlir;
 using namespace collc;
 
-LogicalResult dimrings::checkTopology(Operation *op, coll::TopologyAttr topology,
-                                      StringRef opName) {
+LogicalResult dimrings::checkTopology(Operation *op, coll::TopologyAttr topology) {
   if (failed(requireOneRankPerNode(op, "dim-rings")))
     return failure();
   for (auto [d, wraps] : llvm::enumerate(topology.getWrap()))
     if (!wraps)
       return op->emitError("the dim-rings ")
-             << opName << " needs a torus (every dimension wrapped); dimension " << d
+             << op->getName().stripDialect() << " needs a torus (every dimension wrapped); dimension " << d
              << " does not wrap (use algorithm: direct or balanced)";
   return success();
 }

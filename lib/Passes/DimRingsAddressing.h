@@ -19,10 +19,8 @@
 namespace collc::dimrings {
 
 /// One rank per node on a torus (every dimension wrapped), or an error
-/// naming what is wrong and what to use instead; `opName` is alltoall or
-/// alltoallv.
-mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology,
-                                  llvm::StringRef opName);
+/// naming the op, what is wrong and what to use instead.
+mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology);
 
 /// The phase loop's name: every part's order, e.g. "parts: z x y | y z x".
 std::string partsPhaseName(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders);

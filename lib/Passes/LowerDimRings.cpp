@@ -516,7 +516,7 @@ private:
 
 LogicalResult lowerDimRings(coll::AlltoallOp op) {
   coll::TopologyAttr topology = op.getTopology();
-  if (failed(dimrings::checkTopology(op, topology, "alltoall")))
+  if (failed(dimrings::checkTopology(op, topology)))
     return failure();
   ArrayRef<int64_t> shape = topology.getShape();
   OpBuilder builder(op);

@@ -431,7 +431,7 @@ private:
 
 LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
   coll::TopologyAttr topology = op.getTopology();
-  if (failed(dimrings::checkTopology(op, topology, "alltoallv")))
+  if (failed(dimrings::checkTopology(op, topology)))
     return failure();
   OpBuilder builder(op);
   int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
