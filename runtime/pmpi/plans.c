@@ -71,7 +71,23 @@ static void add_directory(pmpi_plan_set_t *set, const char *dir, void (*warn)(co
   closedir(d);
   qsort(names, n, sizeof *names, by_name);
   for (size_t i = 0; i < n; ++i) {
-    add(set, names[i], warn);
+    /* only regular files: opening a FIFO named x.plan would wait for a
+     * writer (start-up hung), a device may never end (the loader also
+     * refuses both, collrt_plan_load_file; this says so before opening) */
+    struct stat st;
+    if (stat(names[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+      char msg[600];
+      snprintf(msg, sizeof msg, "skipping plan %s: it is %s, not a regular file", names[i],
+               S_ISFIFO(st.st_mode)  ? "a FIFO"
+               : S_ISDIR(st.st_mode) ? "a directory"
+               : S_ISCHR(st.st_mode) ? "a character device"
+               : S_ISBLK(st.st_mode) ? "a block device"
+               : S_ISSOCK(st.st_mode) ? "a socket"
+                                      : "not a regular file");
+      warn(msg);
+    } else {
+      add(set, names[i], warn);
+    }
     free(names[i]);
   }
   free(names);

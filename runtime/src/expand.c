@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "env.h"
 #include "expr_eval.h"
 #include "plan_internal.h"
 
@@ -625,17 +626,19 @@ static collrt_status_t run_body(expander_t *x, unsigned first, unsigned end) {
   return COLLRT_OK;
 }
 
-uint64_t collrt_step_budget(const collrt_expand_input_t *in) {
-  const char *env = getenv("COLLRT_STEP_BUDGET");
-  if (env && *env) {
-    char *end;
-    unsigned long long v = strtoull(env, &end, 0);
-    if (!*end && v > 0)
-      return v < COLLRT_MAX_STEPS ? v : COLLRT_MAX_STEPS;
-  }
+/* The budget, given COLLRT_STEP_BUDGET's value (0: unset). */
+static uint64_t step_budget(const collrt_expand_input_t *in, long long setting) {
+  if (setting > 0)
+    return (uint64_t)setting < COLLRT_MAX_STEPS ? (uint64_t)setting : COLLRT_MAX_STEPS;
   uint64_t b = BUDGET_BASE_STEPS + BUDGET_STEPS_PER_RANK * (uint64_t)in->size +
                (uint64_t)(in->send_bytes + in->recv_bytes) / BUDGET_BYTES_PER_STEP;
   return b < COLLRT_MAX_STEPS ? b : COLLRT_MAX_STEPS;
+}
+
+uint64_t collrt_step_budget(const collrt_expand_input_t *in) {
+  long long setting = 0; /* a malformed setting: expansion refuses it (below) */
+  collrt_env_int("COLLRT_STEP_BUDGET", &setting, NULL);
+  return step_budget(in, setting);
 }
 
 /* Checks the arguments and prepares an expander for input->rank. */
@@ -650,6 +653,11 @@ static collrt_status_t expander_init(expander_t *x, const collrt_plan_t *plan,
   collrt_status_t fit = collrt_plan_check_size(plan, in->size, diag);
   if (fit != COLLRT_OK)
     return fit;
+  /* a malformed COLLRT_STEP_BUDGET (-1, 0, 1e6) is an error, not the default */
+  long long budget_setting = 0;
+  collrt_status_t st = collrt_env_int("COLLRT_STEP_BUDGET", &budget_setting, diag);
+  if (st)
+    return st;
   memset(x, 0, sizeof *x);
   x->plan = plan;
   x->in = in;
@@ -660,7 +668,7 @@ static collrt_status_t expander_init(expander_t *x, const collrt_plan_t *plan,
   x->ctx.sum_budget = &x->sum_budget;
   x->buf_bytes[COLLRT_BUF_SEND] = in->send_bytes;
   x->buf_bytes[COLLRT_BUF_RECV] = in->recv_bytes;
-  x->step_budget = collrt_step_budget(in);
+  x->step_budget = step_budget(in, budget_setting);
   x->stmt_budget = BUDGET_STMTS_PER_STEP * x->step_budget;
   x->sum_budget = x->stmt_budget;
   x->xfer = -1;

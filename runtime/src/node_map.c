@@ -18,16 +18,7 @@
 
 #include "coll_internal.h"
 #include "diag.h"
-
-/* COLLRT_NODE_SIZE: 0 if unset, -1 if not a positive integer. */
-static int node_size_knob(void) {
-  const char *v = getenv("COLLRT_NODE_SIZE");
-  if (!v || !*v)
-    return 0;
-  char *end = NULL;
-  long n = strtol(v, &end, 10);
-  return *end || n < 1 || n > 1 << 20 ? -1 : (int)n;
-}
+#include "env.h"
 
 /* "4, 5, 6" (at most 16 ranks, then "..."). */
 static void list_ranks(char *out, size_t cap, const int *ranks, int n) {
@@ -75,9 +66,13 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
   int hw_index = 0;
   MPI_Comm_size(hw, &node->hw_size);
   MPI_Comm_rank(hw, &hw_index);
-  int knob = node_size_knob();
+  /* COLLRT_NODE_SIZE: 0 if unset; a malformed one is this rank's error
+   * (env.c), reported once every rank has split */
+  long long knob = 0;
+  collrt_diag_t knob_diag = {{0}};
+  collrt_status_t knob_st = collrt_env_int("COLLRT_NODE_SIZE", &knob, &knob_diag);
   /* every rank splits, whatever its knob says, so that none is left waiting */
-  rc = MPI_Comm_split(hw, knob > 0 ? hw_index / knob : 0, hw_index, &node->comm);
+  rc = MPI_Comm_split(hw, knob > 0 ? hw_index / (int)knob : 0, hw_index, &node->comm);
   MPI_Comm_free(&hw);
   if (rc)
     return collrt_mpi_error(diag, rc, "MPI_Comm_split (COLLRT_NODE_SIZE groups)");
@@ -88,10 +83,9 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
   }
   if ((rc = MPI_Allgather(&rank, 1, MPI_INT, node->members, 1, MPI_INT, node->comm)))
     return collrt_mpi_error(diag, rc, "MPI_Allgather (the ranks of this node)");
-  if (knob < 0) {
-    collrt_diag_set(diag, "COLLRT_NODE_SIZE='%s' is not a positive integer (ranks per node, for tests)",
-                    getenv("COLLRT_NODE_SIZE"));
-    return COLLRT_ERR_ARG;
+  if (knob_st) {
+    collrt_diag_set(diag, "%s", knob_diag.message);
+    return knob_st;
   }
   unsigned rpn = collrt_plan_desc(plan)->ranks_per_node;
   return rpn > 1 ? check_layout(node, rank, size, rpn, diag) : COLLRT_OK;

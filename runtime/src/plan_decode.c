@@ -1,9 +1,13 @@
 /* Plan loading: bounds, checksum, decoding and validation of the program.
  * Every rule of plan_format.h that can be checked without a rank is checked
  * here, so expansion only meets value errors (peers, offsets, events). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "plan_internal.h"
@@ -732,6 +736,19 @@ collrt_status_t collrt_plan_load(const void *bytes, size_t len,
   return collrt_plan_decode_owned(copy, len, out_plan, diag);
 }
 
+/* "a FIFO": what a path that is not a plan file is, for messages. */
+static const char *file_kind(unsigned mode) {
+  switch (mode & S_IFMT) {
+  case S_IFREG: return "a regular file";
+  case S_IFDIR: return "a directory";
+  case S_IFIFO: return "a FIFO";
+  case S_IFCHR: return "a character device";
+  case S_IFBLK: return "a block device";
+  case S_IFSOCK: return "a socket";
+  }
+  return "not a regular file";
+}
+
 collrt_status_t collrt_plan_load_file(const char *path,
                                       collrt_plan_t **out_plan,
                                       collrt_diag_t *diag) {
@@ -740,36 +757,67 @@ collrt_status_t collrt_plan_load_file(const char *path,
     return COLLRT_ERR_ARG;
   }
   *out_plan = NULL;
-  collrt_status_t st = COLLRT_OK;
-  uint8_t *buf = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    collrt_diag_set(diag, "cannot open plan file '%s'", path);
-    return COLLRT_ERR_IO;
-  }
   /* Plans are bounded well below 1 MiB (4096 statements, 64 KiB of
    * expressions); anything longer is not a plan. */
   enum { MAX_PLAN = 1 << 20 };
-  buf = malloc(MAX_PLAN + 1);
-  if (!buf) {
-    st = COLLRT_ERR_NOMEM;
-    goto out;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer (a FIFO named
+   * x.plan in COLLC_PLANS hung start-up); fstat on the open file then
+   * refuses anything but a regular file (a FIFO, /dev/zero, a directory)
+   * before a byte is read, and the read stops at the cap whatever the size
+   * said. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    collrt_diag_set(diag, "cannot open plan file '%s': %s", path, strerror(errno));
+    return COLLRT_ERR_IO;
   }
-  size_t n = fread(buf, 1, MAX_PLAN + 1, f);
-  if (ferror(f)) {
-    collrt_diag_set(diag, "cannot read plan file '%s'", path);
+  collrt_status_t st = COLLRT_OK;
+  uint8_t *buf = NULL;
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    collrt_diag_set(diag, "cannot stat plan file '%s': %s", path, strerror(errno));
     st = COLLRT_ERR_IO;
     goto out;
   }
+  if (!S_ISREG(info.st_mode)) {
+    collrt_diag_set(diag, "plan file '%s' is %s, not a regular file", path,
+                    file_kind((unsigned)info.st_mode));
+    st = COLLRT_ERR_IO;
+    goto out;
+  }
+  if (info.st_size > MAX_PLAN) {
+    collrt_diag_set(diag, "plan file '%s' is %lld bytes, larger than a plan can be (%d bytes)",
+                    path, (long long)info.st_size, MAX_PLAN);
+    st = COLLRT_ERR_PLAN_FORMAT;
+    goto out;
+  }
+  if (!(buf = malloc(MAX_PLAN + 1))) {
+    collrt_diag_set(diag, "cannot allocate %d bytes to read plan file '%s'", MAX_PLAN + 1, path);
+    st = COLLRT_ERR_NOMEM;
+    goto out;
+  }
+  size_t n = 0;
+  while (n < MAX_PLAN + 1) { /* one byte past the cap tells a file that grew */
+    ssize_t got = read(fd, buf + n, MAX_PLAN + 1 - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      collrt_diag_set(diag, "cannot read plan file '%s': %s", path, strerror(errno));
+      st = COLLRT_ERR_IO;
+      goto out;
+    }
+    if (got == 0)
+      break;
+    n += (size_t)got;
+  }
   if (n > MAX_PLAN) {
-    collrt_diag_set(diag, "plan file '%s' is larger than %d bytes", path, MAX_PLAN);
+    collrt_diag_set(diag, "plan file '%s' is larger than a plan can be (%d bytes)", path, MAX_PLAN);
     st = COLLRT_ERR_PLAN_FORMAT;
     goto out;
   }
   st = collrt_plan_load(buf, n, out_plan, diag);
 out:
   free(buf);
-  fclose(f);
+  close(fd);
   return st;
 }
 

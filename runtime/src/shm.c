@@ -82,6 +82,7 @@
 
 #include "coll_internal.h"
 #include "diag.h"
+#include "env.h"
 
 #ifdef COLLRT_SMPI
 #include <simgrid/semaphore.h> /* a waiting rank's doorbell */
@@ -277,14 +278,39 @@ static int goes_shm(const collrt_coll_t *c, const collrt_step_t *s) {
 static int is_eager(const collrt_node_t *n, int64_t len) { return len < n->min_bytes; }
 static uint64_t slot_bytes(int64_t len) { return ((uint64_t)len + 63u) & ~(uint64_t)63u; }
 
-/* COLLRT_SHM_MIN: bytes, or -1 if malformed. */
-static int64_t min_bytes_setting(void) {
-  const char *v = getenv("COLLRT_SHM_MIN");
-  if (!v || !*v)
-    return SHM_MIN_DEFAULT;
-  char *end = NULL;
-  long long x = strtoll(v, &end, 10);
-  return *end || x < 0 ? -1 : x;
+/* The node's transport settings, as this rank's environment gives them
+ * (env.c validates each; the first malformed one is the error). */
+typedef struct shm_settings {
+  int bounce_always, push_only, off, eager_off;
+  long long chunk, min, fault_rank; /* fault_rank: -1 = no fault */
+} shm_settings_t;
+
+static collrt_status_t read_settings(shm_settings_t *s, collrt_diag_t *diag) {
+  int on = 1, eager = 1, bounce = 0, copy = 0;
+  collrt_status_t st;
+  *s = (shm_settings_t){.min = SHM_MIN_DEFAULT, .fault_rank = -1};
+  /* COLLRT_SHM_BOUNCE=always (test-only): every cross-process read through
+   * the bounce buffer, so that tests cover it whatever the distances of
+   * their buffers (a rank's own choice: it changes how a rank copies, not
+   * what). COLLRT_SHM_CHUNK (test-only too): the chunks both ends of a
+   * message copy (each receiver sets its messages' chunk size in their
+   * descriptors, so ranks may differ). COLLRT_SHM_COPY=push: a receiver
+   * leaves every chunk to its sender, so that a test covers the sender's
+   * copies whatever the timing (CMA only: in one address space senders do
+   * not copy). */
+  if ((st = collrt_env_enum("COLLRT_SHM_BOUNCE", &bounce, diag)) ||
+      (st = collrt_env_int("COLLRT_SHM_CHUNK", &s->chunk, diag)) ||
+      (st = collrt_env_enum("COLLRT_SHM_COPY", &copy, diag)) ||
+      (st = collrt_env_bool("COLLRT_SHM", &on, diag)) ||
+      (st = collrt_env_int("COLLRT_SHM_MIN", &s->min, diag)) ||
+      (st = collrt_env_bool("COLLRT_SHM_EAGER", &eager, diag)) ||
+      (st = collrt_env_fault("COLLRT_SHM_FAULT", &s->fault_rank, diag)))
+    return st;
+  s->bounce_always = bounce == 1; /* auto|always */
+  s->push_only = copy == 1;       /* auto|push */
+  s->off = !on;
+  s->eager_off = !eager;
+  return COLLRT_OK;
 }
 
 /* Can this process read a peer's memory? Reads the magic of its header
@@ -439,36 +465,28 @@ static int node_rank(const collrt_node_t *n) {
 collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   n->mode = COLLRT_SHM_OFF;
+  shm_settings_t set;
+  collrt_status_t bad = read_settings(&set, diag);
   if (n->size == 1) {
     use_mpi(n, "no other rank shares this rank's node");
-    return COLLRT_OK;
+    return bad; /* a malformed setting is an error even where it does not matter */
   }
-  /* test-only: every cross-process read through the bounce buffer, so that
-   * tests cover it whatever the distances of their buffers (a rank's own
-   * choice: it changes how a rank copies, not what) */
-  const char *bounce = getenv("COLLRT_SHM_BOUNCE");
-  n->bounce_always = bounce && !strcmp(bounce, "always");
-  /* test-only too: the chunks both ends of a message copy (each receiver
-   * sets its messages' chunk size in their descriptors, so ranks may differ) */
-  const char *chunk = getenv("COLLRT_SHM_CHUNK"), *copy = getenv("COLLRT_SHM_COPY");
-  n->chunk_bytes = chunk ? strtoll(chunk, NULL, 10) : 0;
-  /* and whether a receiver leaves every chunk to its sender, so that a test
-   * covers the sender's copies whatever the timing (CMA only: in one address
-   * space senders do not copy) */
-  n->push_only = copy && !strcmp(copy, "push");
-  /* the settings, agreed by the node's ranks (each must classify alike) */
-  const char *off = getenv("COLLRT_SHM");
-  /* MAX over the node of: "off", the threshold, and minus it (so a
-   * malformed one, -1, shows as a positive third entry) */
-  long long min = min_bytes_setting();
-  const char *eager = getenv("COLLRT_SHM_EAGER");
-  long long ask[4] = {off && !strcmp(off, "0"), min, -min, eager && !strcmp(eager, "0")}, got[4];
+  /* the settings, agreed by the node's ranks (each must classify alike):
+   * MAX over the node of "off", the threshold, a malformed setting (the
+   * rank that has one, plus 1: every rank then fails, none is left waiting
+   * in the node's next collective) and "eager off" */
+  n->bounce_always = set.bounce_always;
+  n->chunk_bytes = set.chunk;
+  n->push_only = set.push_only;
+  long long ask[4] = {set.off, set.min, bad ? c->rank + 1ll : 0, set.eager_off}, got[4];
   int rc = MPI_Allreduce(ask, got, 4, MPI_LONG_LONG, MPI_MAX, n->comm);
   if (rc)
     return collrt_mpi_error(diag, rc, "MPI_Allreduce (shared-memory settings of the node)");
+  if (bad)
+    return bad;
   if (got[2] > 0) {
-    collrt_diag_set(diag, "COLLRT_SHM_MIN='%s' is not a byte count (a rank of this node says so)",
-                    getenv("COLLRT_SHM_MIN") ? getenv("COLLRT_SHM_MIN") : "");
+    collrt_diag_set(diag, "rank %lld of this node has a malformed COLLRT_SHM* setting (its own error says which; docs/runtime-environment.md)",
+                    got[2] - 1);
     return COLLRT_ERR_ARG;
   }
   if (got[0]) {
@@ -487,9 +505,7 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
    * collective, which tells every rank of the node (returning here would
    * leave them waiting in it while this rank waits in bind's agreement).
    * COLLRT_SHM_FAULT=map:R (test-only) makes node rank R fail here. */
-  const char *fault = getenv("COLLRT_SHM_FAULT");
-  int failed = !keys || !rseg || !n->desc ||
-               (fault && !strncmp(fault, "map:", 4) && atoi(fault + 4) == node_rank(n));
+  int failed = !keys || !rseg || !n->desc || set.fault_rank == node_rank(n);
   if (failed)
     collrt_diag_set(diag, "cannot allocate the shared-memory map of %zu steps", count);
   uint64_t eager_bytes = 0;

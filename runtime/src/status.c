@@ -4,23 +4,49 @@
 
 #include "diag.h"
 
+/* One row per status code: its name and what it means. */
+#define COLLRT_STATUSES(X)                                                     \
+  X(COLLRT_OK, "success")                                                      \
+  X(COLLRT_ERR_ARG, "invalid argument")                                        \
+  X(COLLRT_ERR_NOMEM, "out of memory")                                         \
+  X(COLLRT_ERR_IO, "I/O error")                                                \
+  X(COLLRT_ERR_PLAN_FORMAT, "malformed plan")                                  \
+  X(COLLRT_ERR_PLAN_CHECKSUM, "plan checksum mismatch")                        \
+  X(COLLRT_ERR_PLAN_INVALID, "invalid plan")                                   \
+  X(COLLRT_ERR_COMM_MISMATCH, "communicator does not fit the plan")            \
+  X(COLLRT_ERR_COUNTS, "inconsistent counts")                                  \
+  X(COLLRT_ERR_BOUNDS, "out of bounds")                                        \
+  X(COLLRT_ERR_MPI, "MPI error")                                               \
+  X(COLLRT_ERR_STATE, "call out of order")                                     \
+  X(COLLRT_ERR_DEADLOCK, "deadlock")                                           \
+  X(COLLRT_ERR_TIMEOUT, "no progress within COLLRT_TIMEOUT")
+
+/* "unknown status -42 (not a collrt status)" without a caller's buffer:
+ * thread-local, so two threads' messages do not mix. */
+static const char *unknown(const char *prefix, int status) {
+  static _Thread_local char text[64];
+  snprintf(text, sizeof text, "%s%d (not a collrt status)", prefix, status);
+  return text;
+}
+
 const char *collrt_strerror(collrt_status_t status) {
   switch (status) {
-  case COLLRT_OK: return "success";
-  case COLLRT_ERR_ARG: return "invalid argument";
-  case COLLRT_ERR_NOMEM: return "out of memory";
-  case COLLRT_ERR_IO: return "I/O error";
-  case COLLRT_ERR_PLAN_FORMAT: return "malformed plan";
-  case COLLRT_ERR_PLAN_CHECKSUM: return "plan checksum mismatch";
-  case COLLRT_ERR_PLAN_INVALID: return "invalid plan";
-  case COLLRT_ERR_COMM_MISMATCH: return "communicator does not fit the plan";
-  case COLLRT_ERR_COUNTS: return "inconsistent counts";
-  case COLLRT_ERR_BOUNDS: return "out of bounds";
-  case COLLRT_ERR_MPI: return "MPI error";
-  case COLLRT_ERR_STATE: return "call out of order";
-  case COLLRT_ERR_DEADLOCK: return "deadlock";
+#define X(code, text)                                                          \
+  case code: return text;
+    COLLRT_STATUSES(X)
+#undef X
   }
-  return "unknown status";
+  return unknown("unknown status ", (int)status);
+}
+
+const char *collrt_status_name(collrt_status_t status) {
+  switch (status) {
+#define X(code, text)                                                          \
+  case code: return #code;
+    COLLRT_STATUSES(X)
+#undef X
+  }
+  return unknown("status ", (int)status);
 }
 
 void collrt_diag_set(collrt_diag_t *diag, const char *fmt, ...) {

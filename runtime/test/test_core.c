@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "collc/plan.h"
 #include "collc/simulate.h"
 #include "collc/wait_policy.h"
 #include "copy.h"
+#include "env.h"
 #include "expr_eval.h"
 #include "plan_internal.h"
 #include "test_plans.h"
@@ -990,6 +993,192 @@ static void test_wait_policy(void) {
          "COLLRT_WAIT='Spin' is not an idle policy; use auto, spin, yield or block");
 }
 
+/* collrt_plan_load_file refuses what is not a regular file before reading
+ * (a FIFO with no writer would block a reader forever; /dev/zero never
+ * ends) and a file larger than a plan can be, saying which. alarm(): a
+ * loader that blocks fails the test instead of hanging it. */
+static void test_load_file_kinds(void) {
+  char dir[] = "/tmp/collrt-load-XXXXXX", path[64];
+  collrt_diag_t d = {{0}};
+  collrt_plan_t *p = NULL;
+  if (!mkdtemp(dir)) {
+    CHECK(0, "mkdtemp");
+    return;
+  }
+  alarm(20);
+  snprintf(path, sizeof path, "%s/x.plan", dir);
+  CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+  EXPECT(collrt_plan_load_file(path, &p, &d), COLLRT_ERR_IO, &d, "x.plan' is a FIFO, not a regular file");
+  unlink(path);
+  EXPECT(collrt_plan_load_file(dir, &p, &d), COLLRT_ERR_IO, &d, "is a directory, not a regular file");
+  EXPECT(collrt_plan_load_file("/dev/zero", &p, &d), COLLRT_ERR_IO, &d,
+         "plan file '/dev/zero' is a character device, not a regular file");
+  snprintf(path, sizeof path, "%s/big.plan", dir);
+  FILE *f = fopen(path, "wb");
+  CHECK(f && ftruncate(fileno(f), 3 << 20) == 0, "a 3 MiB file");
+  if (f)
+    fclose(f);
+  EXPECT(collrt_plan_load_file(path, &p, &d), COLLRT_ERR_PLAN_FORMAT, &d,
+         "big.plan' is 3145728 bytes, larger than a plan can be (1048576 bytes)");
+  unlink(path);
+  alarm(0);
+  CHECK(p == NULL, "nothing loaded");
+  rmdir(dir);
+}
+
+/* Every status prints its name and meaning; a value that is not a status
+ * (an uninitialised one) prints its number, never a bare "unknown". */
+static void test_status_names(void) {
+  for (int st = COLLRT_OK; st >= COLLRT_ERR_TIMEOUT; --st) {
+    const char *name = collrt_status_name((collrt_status_t)st);
+    const char *text = collrt_strerror((collrt_status_t)st);
+    CHECK(!strncmp(name, "COLLRT_", 7), "status %d has the name '%s'", st, name);
+    CHECK(!strstr(text, "unknown"), "status %d reads '%s'", st, text);
+  }
+  CHECK(!strcmp(collrt_status_name(COLLRT_ERR_COUNTS), "COLLRT_ERR_COUNTS"), "COUNTS name");
+  CHECK(!strcmp(collrt_status_name(COLLRT_ERR_TIMEOUT), "COLLRT_ERR_TIMEOUT"), "TIMEOUT name");
+  CHECK(!strcmp(collrt_strerror(COLLRT_ERR_TIMEOUT), "no progress within COLLRT_TIMEOUT"),
+        "TIMEOUT text: %s", collrt_strerror(COLLRT_ERR_TIMEOUT));
+  CHECK(!strcmp(collrt_strerror((collrt_status_t)-42), "unknown status -42 (not a collrt status)"),
+        "-42 reads '%s'", collrt_strerror((collrt_status_t)-42));
+  CHECK(!strcmp(collrt_status_name((collrt_status_t)22043), "status 22043 (not a collrt status)"),
+        "22043 reads '%s'", collrt_status_name((collrt_status_t)22043));
+}
+
+/* Each kind of variable: unset keeps the caller's default, a good value is
+ * read, a bad one is an error naming the variable, the value and what is
+ * accepted; check_all finds any bad one of the table. */
+static void test_env(void) {
+  collrt_diag_t d = {{0}};
+  long long i = 7;
+  int b = 5;
+  double x = 2.5;
+  const char *path = NULL;
+  for (size_t k = 0; k < collrt_env_nvars; ++k)
+    unsetenv(collrt_env_vars[k].name);
+  EXPECT(collrt_env_check_all(&d), COLLRT_OK, &d, NULL);
+  EXPECT(collrt_env_int("COLLRT_STEP_BUDGET", &i, &d), COLLRT_OK, &d, NULL);
+  CHECK(i == 7, "unset keeps the default, got %lld", i);
+  setenv("COLLRT_STEP_BUDGET", "", 1);
+  EXPECT(collrt_env_int("COLLRT_STEP_BUDGET", &i, &d), COLLRT_OK, &d, NULL);
+  CHECK(i == 7, "empty keeps the default, got %lld", i);
+  setenv("COLLRT_STEP_BUDGET", "1000", 1);
+  EXPECT(collrt_env_int("COLLRT_STEP_BUDGET", &i, &d), COLLRT_OK, &d, NULL);
+  CHECK(i == 1000, "read 1000, got %lld", i);
+  static const char *const bad_budgets[] = {"-1", "0", "1e6", " 5", "5x", "0x10", "99999999999999999999"};
+  for (size_t k = 0; k < sizeof bad_budgets / sizeof *bad_budgets; ++k) {
+    setenv("COLLRT_STEP_BUDGET", bad_budgets[k], 1);
+    char want[96];
+    snprintf(want, sizeof want, "COLLRT_STEP_BUDGET='%s' is not a positive integer", bad_budgets[k]);
+    EXPECT(collrt_env_int("COLLRT_STEP_BUDGET", &i, &d), COLLRT_ERR_ARG, &d, want);
+    EXPECT(collrt_env_check_all(&d), COLLRT_ERR_ARG, &d, want);
+  }
+  CHECK(i == 1000, "a bad value leaves the output alone, got %lld", i);
+  /* expansion refuses a bad budget (bind returns expansion's error) */
+  {
+    tp_builder_t tb;
+    collrt_steps_t s;
+    int64_t arr[4 * 16];
+    collrt_expand_input_t in;
+    tp_build_direct(&tb, COLLRT_OP_ALLTOALL, 8);
+    collrt_plan_t *p = tp_finish(&tb);
+    uniform_input(&in, arr, 4, 1, 10);
+    setenv("COLLRT_STEP_BUDGET", "-1", 1);
+    EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_ARG, &d,
+           "COLLRT_STEP_BUDGET='-1' is not a positive integer");
+    setenv("COLLRT_STEP_BUDGET", "3", 1);
+    EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_ERR_BOUNDS, &d, NULL);
+    unsetenv("COLLRT_STEP_BUDGET");
+    EXPECT(collrt_expand(p, &in, &s, &d), COLLRT_OK, &d, NULL);
+    collrt_steps_free(&s);
+    collrt_plan_free(p);
+  }
+  unsetenv("COLLRT_STEP_BUDGET");
+  /* non-negative: 0 is fine, -1 is not */
+  setenv("COLLRT_SHM_MIN", "0", 1);
+  EXPECT(collrt_env_int("COLLRT_SHM_MIN", &i, &d), COLLRT_OK, &d, NULL);
+  CHECK(i == 0, "COLLRT_SHM_MIN=0, got %lld", i);
+  setenv("COLLRT_SHM_MIN", "x", 1);
+  EXPECT(collrt_env_int("COLLRT_SHM_MIN", &i, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_SHM_MIN='x' is not a non-negative integer");
+  unsetenv("COLLRT_SHM_MIN");
+  /* an upper bound */
+  setenv("COLLRT_NODE_SIZE", "2000000", 1);
+  EXPECT(collrt_env_int("COLLRT_NODE_SIZE", &i, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_NODE_SIZE='2000000' is not a positive integer up to 1048576");
+  unsetenv("COLLRT_NODE_SIZE");
+  setenv("COLLC_VERBOSE", "-1", 1);
+  EXPECT(collrt_env_check_all(&d), COLLRT_ERR_ARG, &d,
+         "COLLC_VERBOSE='-1' is not a non-negative integer up to 2");
+  unsetenv("COLLC_VERBOSE");
+  /* booleans */
+  setenv("COLLRT_SHM", "abc", 1);
+  EXPECT(collrt_env_bool("COLLRT_SHM", &b, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_SHM='abc' is not 0 or 1");
+  CHECK(b == 5, "a bad value leaves the output alone, got %d", b);
+  setenv("COLLRT_SHM", "off", 1);
+  EXPECT(collrt_env_bool("COLLRT_SHM", &b, &d), COLLRT_OK, &d, NULL);
+  CHECK(b == 0, "off is 0, got %d", b);
+  setenv("COLLRT_SHM", "1", 1);
+  EXPECT(collrt_env_bool("COLLRT_SHM", &b, &d), COLLRT_OK, &d, NULL);
+  CHECK(b == 1, "1 is 1, got %d", b);
+  unsetenv("COLLRT_SHM");
+  /* enums name their values */
+  setenv("COLLRT_WAIT", "Spin", 1);
+  EXPECT(collrt_env_check_all(&d), COLLRT_ERR_ARG, &d,
+         "COLLRT_WAIT='Spin' is not auto, spin, yield or block");
+  setenv("COLLRT_WAIT", "yield", 1);
+  EXPECT(collrt_env_enum("COLLRT_WAIT", &b, &d), COLLRT_OK, &d, NULL);
+  CHECK(b == 2, "yield is index 2, got %d", b);
+  unsetenv("COLLRT_WAIT");
+  setenv("COLLRT_SHM_COPY", "pull", 1);
+  EXPECT(collrt_env_enum("COLLRT_SHM_COPY", &b, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_SHM_COPY='pull' is not auto or push");
+  unsetenv("COLLRT_SHM_COPY");
+  /* seconds and numbers */
+  setenv("COLLRT_TIMEOUT", "0.5", 1);
+  EXPECT(collrt_env_double("COLLRT_TIMEOUT", &x, &d), COLLRT_OK, &d, NULL);
+  CHECK(x == 0.5, "0.5 s, got %g", x);
+  static const char *const bad_seconds[] = {"0", "-3", "inf", "nan", "5s"};
+  for (size_t k = 0; k < sizeof bad_seconds / sizeof *bad_seconds; ++k) {
+    setenv("COLLC_TIMEOUT", bad_seconds[k], 1);
+    char want[96];
+    snprintf(want, sizeof want, "COLLC_TIMEOUT='%s' is not a positive number of seconds", bad_seconds[k]);
+    EXPECT(collrt_env_double("COLLC_TIMEOUT", &x, &d), COLLRT_ERR_ARG, &d, want);
+  }
+  unsetenv("COLLC_TIMEOUT");
+  unsetenv("COLLRT_TIMEOUT");
+  setenv("COLLRT_SMPI_OR_US", "0", 1);
+  EXPECT(collrt_env_double("COLLRT_SMPI_OR_US", &x, &d), COLLRT_OK, &d, NULL);
+  unsetenv("COLLRT_SMPI_OR_US");
+  /* the fault knob and paths */
+  setenv("COLLRT_SHM_FAULT", "map:3", 1);
+  EXPECT(collrt_env_fault("COLLRT_SHM_FAULT", &i, &d), COLLRT_OK, &d, NULL);
+  CHECK(i == 3, "map:3, got %lld", i);
+  setenv("COLLRT_SHM_FAULT", "map", 1);
+  EXPECT(collrt_env_fault("COLLRT_SHM_FAULT", &i, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_SHM_FAULT='map' is not map:R");
+  unsetenv("COLLRT_SHM_FAULT");
+  setenv("COLLC_PLANS", "/some/dir", 1);
+  EXPECT(collrt_env_path("COLLC_PLANS", &path, &d), COLLRT_OK, &d, NULL);
+  CHECK(path && !strcmp(path, "/some/dir"), "COLLC_PLANS read");
+  unsetenv("COLLC_PLANS");
+  /* a name outside the table, or read as another kind, is a programming error */
+  EXPECT(collrt_env_int("COLLRT_NO_SUCH", &i, &d), COLLRT_ERR_ARG, &d,
+         "COLLRT_NO_SUCH is not a collrt environment variable");
+  EXPECT(collrt_env_bool("COLLRT_STEP_BUDGET", &b, &d), COLLRT_ERR_ARG, &d,
+         "not a collrt environment variable of this kind");
+  /* every row is complete */
+  for (size_t k = 0; k < collrt_env_nvars; ++k) {
+    const collrt_env_var_t *v = &collrt_env_vars[k];
+    CHECK(v->def && *v->def && v->meaning && *v->meaning && v->reader && *v->reader,
+          "%s: default, reader and meaning", v->name);
+    CHECK((v->kind == COLLRT_ENV_ENUM) == (v->accepted != NULL), "%s: accepted values", v->name);
+    CHECK(collrt_env_find(v->name) == v, "%s: listed once", v->name);
+  }
+  EXPECT(collrt_env_check_all(&d), COLLRT_OK, &d, NULL);
+}
+
 /* collrt_copy moves exactly memmove's bytes at every distance modulo 4 KiB
  * (the aliased ones take the vector path), length around its threshold and
  * overlap (which must keep memmove's meaning), and touches nothing else. */
@@ -1155,6 +1344,9 @@ int main(void) {
   test_format_v2();
   test_exchange();
   test_arena();
+  test_status_names();
+  test_env();
+  test_load_file_kinds();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

@@ -26,6 +26,9 @@ unsigned collrt_algorithm_from_name(const char *name);
 /* Copies, decodes and validates `len` bytes. */
 collrt_status_t collrt_plan_load(const void *bytes, size_t len,
                                  collrt_plan_t **out_plan, collrt_diag_t *diag);
+/* Reads a plan file: a regular file of at most 1 MiB (a FIFO, device or
+ * directory is refused with COLLRT_ERR_IO before anything is read, so a
+ * loader never blocks or reads without end). */
 collrt_status_t collrt_plan_load_file(const char *path,
                                       collrt_plan_t **out_plan,
                                       collrt_diag_t *diag);
@@ -194,7 +197,8 @@ void collrt_steps_free(collrt_steps_t *steps);
  *       <= 2^16 + 64 P + (send bytes + receive bytes) / 16,
  *   statements executed <= 16 x that, scratch bytes <= max(1 GiB, 4 x the
  *   user's send + receive bytes). COLLRT_STEP_BUDGET=N sets the step budget
- *   (up to COLLRT_MAX_STEPS) for plans that really need more. */
+ *   (up to COLLRT_MAX_STEPS) for plans that really need more; a malformed
+ *   setting is ignored here, and expansion refuses it with COLLRT_ERR_ARG. */
 uint64_t collrt_step_budget(const collrt_expand_input_t *input);
 
 /* 1 if the plan has an EXCHANGE: bind must then deliver the PUTs of every

@@ -21,6 +21,7 @@ typedef enum collrt_status {
   COLLRT_ERR_MPI = -10,           /* an MPI call failed */
   COLLRT_ERR_STATE = -11,         /* call out of order (e.g. wait before start) */
   COLLRT_ERR_DEADLOCK = -12,      /* simulation: no transfer can progress */
+  COLLRT_ERR_TIMEOUT = -13,       /* no progress within COLLRT_TIMEOUT seconds */
 } collrt_status_t;
 
 /* Optional out-parameter of fallible calls: what went wrong, with values. */
@@ -28,7 +29,16 @@ typedef struct collrt_diag {
   char message[512];
 } collrt_diag_t;
 
+/* What a status means ("inconsistent counts"). A value that is not one of
+ * the codes above reads "unknown status -42 (not a collrt status)": the
+ * number is in the text, so an uninitialised or foreign status shows as
+ * what it is. The text is in a thread-local buffer until this thread's
+ * next call for another unknown value; known codes are constant strings. */
 const char *collrt_strerror(collrt_status_t status);
+
+/* The enumerator's name ("COLLRT_ERR_COUNTS"), for logs and tests; an
+ * unknown value reads "status -42 (not a collrt status)", as above. */
+const char *collrt_status_name(collrt_status_t status);
 
 #ifdef __cplusplus
 }
