@@ -7,15 +7,18 @@
 
 #include "pmpi.h"
 
-static void entry_free(pmpi_entry_t *e) {
+void pmpi_entry_release(pmpi_entry_t *e) {
+  if (!e || --e->refs > 0)
+    return;
   collrt_coll_free(e->coll);
   free(e->ints);
-  memset(e, 0, sizeof *e);
+  free(e);
 }
 
 static void cache_free(pmpi_cache_t *c) {
-  for (int i = 0; i < c->nentries; ++i)
-    entry_free(&c->entries[i]);
+  for (int k = 0; k < PMPI_CLASSES; ++k)
+    for (int i = 0; i < c->nentries[k]; ++i)
+      pmpi_entry_release(c->entries[k][i]);
   if (c->prev)
     c->prev->next = c->next;
   else
@@ -42,8 +45,14 @@ pmpi_cache_t *pmpi_cache_get(MPI_Comm comm) {
   if (flag)
     return value;
   pmpi_cache_t *c = calloc(1, sizeof *c);
+  /* The first intercepted collective on comm: every rank is in it. Agree
+   * here, once, that every rank loaded the same plans; later calls decide
+   * alike on every rank without asking. */
+  int64_t fp = g_pmpi.plans.fingerprint, mine[2] = {fp, -fp}, all[2] = {0, 0};
+  int rc = PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm);
   if (!c)
     return NULL;
+  c->plans_agree = rc == MPI_SUCCESS && all[0] == -all[1];
   c->comm = comm;
   PMPI_Comm_size(comm, &c->size);
   PMPI_Comm_rank(comm, &c->rank);
@@ -66,6 +75,8 @@ static size_t key_ints(const pmpi_key_t *k) {
 }
 
 static int key_equals(const pmpi_entry_t *e, const pmpi_key_t *k) {
+  if (!e)
+    return 0;
   if (e->op != k->op || e->tsize != k->tsize || e->nints != key_ints(k))
     return 0;
   const int *at = e->ints;
@@ -77,50 +88,61 @@ static int key_equals(const pmpi_entry_t *e, const pmpi_key_t *k) {
   return 1;
 }
 
-pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *c, const pmpi_key_t *key) {
-  for (int i = 0; i < c->nentries; ++i)
-    if (key_equals(&c->entries[i], key)) {
-      c->entries[i].last_use = ++c->clock;
-      return &c->entries[i];
+pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *c, int klass, const pmpi_key_t *key) {
+  for (int i = 0; i < c->nentries[klass]; ++i)
+    if (key_equals(c->entries[klass][i], key)) {
+      c->entries[klass][i]->last_use = ++c->clock;
+      return c->entries[klass][i];
     }
   return NULL;
 }
 
-int pmpi_cache_put(pmpi_cache_t *c, const pmpi_key_t *key, collrt_coll_t *coll, int64_t gen) {
-  pmpi_entry_t *slot = pmpi_cache_find(c, key);
-  if (!slot && c->nentries < PMPI_CACHE_ENTRIES)
-    slot = &c->entries[c->nentries++];
-  if (!slot) {
-    slot = &c->entries[0];
-    for (int i = 1; i < c->nentries; ++i)
-      if (c->entries[i].last_use < slot->last_use)
-        slot = &c->entries[i];
-  }
-  /* MPI_Comm_free is collective in the standard but local in practice
-   * (MPICH, Open MPI): ranks evict their entries at different calls. */
-  entry_free(slot);
+pmpi_entry_t *pmpi_cache_put(pmpi_cache_t *c, int klass, const pmpi_key_t *key,
+                             collrt_coll_t *coll, int64_t gen) {
   size_t n = key_ints(key);
+  pmpi_entry_t *e = calloc(1, sizeof *e);
   int *ints = malloc((n + 1) * sizeof *ints);
-  if (!ints) {
+  if (!e || !ints) {
+    free(e);
+    free(ints);
     collrt_coll_free(coll);
-    /* keep the array dense: move the last entry into the hole */
-    *slot = c->entries[--c->nentries];
-    memset(&c->entries[c->nentries], 0, sizeof c->entries[0]);
-    return 0;
+    return NULL;
   }
   int *at = ints;
   for (int p = 0; p < key->nparts; ++p) {
     memcpy(at, key->part[p], key->part_len[p] * sizeof *at);
     at += key->part_len[p];
   }
-  slot->op = key->op;
-  slot->tsize = key->tsize;
-  slot->ints = ints;
-  slot->nints = n;
-  slot->coll = coll;
-  slot->gen = gen;
-  slot->last_use = ++c->clock;
-  return 1;
+  e->op = key->op;
+  e->tsize = key->tsize;
+  e->ints = ints;
+  e->nints = n;
+  e->coll = coll;
+  e->gen = gen;
+  e->last_use = ++c->clock;
+  e->refs = 1;
+  /* the same key's old entry, else a free slot, else the least recently
+   * used: the same slot on every rank for the uniform class */
+  pmpi_entry_t **slots = c->entries[klass];
+  int slot = -1;
+  for (int i = 0; i < c->nentries[klass] && slot < 0; ++i)
+    if (key_equals(slots[i], key))
+      slot = i;
+  if (slot < 0 && c->nentries[klass] < PMPI_CACHE_ENTRIES)
+    slot = c->nentries[klass]++;
+  if (slot < 0) {
+    slot = 0;
+    for (int i = 1; i < c->nentries[klass]; ++i)
+      if (slots[i]->last_use < slots[slot]->last_use)
+        slot = i;
+  }
+  /* MPI_Comm_free is collective in the standard but local in practice
+   * (MPICH, Open MPI): ranks evict their entries at different calls. A run
+   * still using the old entry keeps it alive. */
+  if (slot < c->nentries[klass] && slots[slot] && slots[slot] != e)
+    pmpi_entry_release(slots[slot]);
+  slots[slot] = e;
+  return e;
 }
 
 void pmpi_cache_free_all(void) {

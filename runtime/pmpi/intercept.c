@@ -1,5 +1,7 @@
 /* The intercepted MPI functions: each turns its arguments into a call that
  * serve.c runs with a plan, or hands them unchanged to its PMPI_ twin. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "pmpi.h"
 
 pmpi_state_t g_pmpi;
+_Thread_local int pmpi_busy;
 
 static void warn(const char *msg) {
   int rank = 0;
@@ -20,14 +23,42 @@ static int env_flag(const char *name) {
   return v && *v ? atoi(v) : 0;
 }
 
-void pmpi_init_once(void) {
-  if (g_pmpi.ready)
-    return;
-  g_pmpi.ready = 1;
+static void init(void) {
   g_pmpi.keyval = MPI_KEYVAL_INVALID;
   g_pmpi.verbose = env_flag("COLLC_VERBOSE");
   g_pmpi.strict = env_flag("COLLC_STRICT");
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  g_pmpi.multiple = level == MPI_THREAD_MULTIPLE;
   pmpi_plans_load(&g_pmpi.plans, getenv("COLLC_PLANS"), warn);
+  g_pmpi.ready = 1;
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+void pmpi_init_once(void) {
+  /* threads of an MPI_THREAD_MULTIPLE program may race to the first call */
+  pthread_once(&init_once, init);
+}
+
+/* Under MPI_THREAD_MULTIPLE nothing is served: the plan cache, the runs in
+ * flight and the runtime's per-communicator state are not shared safely
+ * between threads yet. Said once per process (rank 0 of MPI_COMM_WORLD,
+ * with COLLC_VERBOSE), counted per call. */
+static atomic_int multiple_said;
+
+static int threads_pass_through(const char *what) {
+  if (!g_pmpi.multiple)
+    return 0;
+  __atomic_fetch_add(&g_pmpi.stats.fallback[PMPI_R_THREADS], 1, __ATOMIC_RELAXED);
+  if (!atomic_exchange(&multiple_said, 1)) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (g_pmpi.strict || (g_pmpi.verbose && rank == 0))
+      fprintf(stderr, "collc_pmpi: %s and every collective after it go to MPI: the program runs under MPI_THREAD_MULTIPLE, and plans are served only to programs that call MPI from one thread at a time\n",
+              what);
+  }
+  return 1;
 }
 
 /* Named types and contiguous runs (or duplicates) of them: their bytes
@@ -96,6 +127,15 @@ static void check_types(pmpi_call_t *call, MPI_Datatype stype, MPI_Datatype rtyp
   call->type = stype;
 }
 
+/* Whether the bytes of `count` elements of t are its memory, in order. */
+static int moves_as_bytes(MPI_Datatype t) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(t, &size);
+  PMPI_Type_get_extent(t, &lb, &extent);
+  return size > 0 && lb == 0 && extent == size && plain_layout(t);
+}
+
 static void check_in_place(pmpi_call_t *call, const void *sendbuf) {
   if (sendbuf != MPI_IN_PLACE || call->local_reason)
     return;
@@ -119,29 +159,55 @@ static void begin(pmpi_call_t *call, const char *what, int op, MPI_Comm comm,
 
 /* Runs the call with the re-entry guard up. */
 static int serve(pmpi_call_t *call, int *fallback) {
-  g_pmpi.busy = 1;
+  pmpi_busy++;
   int rc = pmpi_serve(call, fallback);
-  g_pmpi.busy = 0;
+  pmpi_busy--;
   return rc;
 }
 
-/* The arguments of each collective as a call (blocking and persistent
- * alike). */
+/* The arguments of each collective as a call (blocking, persistent and
+ * nonblocking alike). An alltoall is keyed by its block's bytes only,
+ * which MPI makes equal on every rank whatever datatypes each passes; a
+ * datatype whose bytes are not its memory in order is packed (run.c). A
+ * program whose receive side does not match its send side is erroneous
+ * (MPI reports truncation): it gets MPI's own collective and the error. */
 static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *sendbuf,
                              int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLTOALL, comm, sendbuf, recvbuf);
-  check_types(call, sendtype, recvtype);
-  if (!call->local_reason && sendcount != recvcount) {
-    call->local_reason = PMPI_R_TYPE_MISMATCH;
-    snprintf(call->local_msg, sizeof call->local_msg, "sendcount %d differs from recvcount %d",
-             sendcount, recvcount);
-  }
-  call->count = sendcount;
+  int ss = 0, rs = 0;
+  if (sendtype != MPI_DATATYPE_NULL && sendbuf != MPI_IN_PLACE)
+    PMPI_Type_size(sendtype, &ss);
+  if (recvtype != MPI_DATATYPE_NULL)
+    PMPI_Type_size(recvtype, &rs);
+  int64_t sbytes = (int64_t)sendcount * ss, rbytes = (int64_t)recvcount * rs;
+  call->block = rbytes;
+  call->count = (int)rbytes;
+  call->key.tsize = 1;
   call->key.part[0] = &call->count;
   call->key.part_len[0] = 1;
   call->key.nparts = 1;
-  call->block = (int64_t)sendcount * call->key.tsize;
+  if (call->local_reason) /* MPI_IN_PLACE */
+    return;
+  if (recvtype == MPI_DATATYPE_NULL || sendtype == MPI_DATATYPE_NULL || sbytes != rbytes ||
+      rbytes > INT32_MAX) {
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    call->local_reason = PMPI_R_TYPE_MISMATCH;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             rbytes > INT32_MAX ? "rank %d: blocks of %lld bytes are past what a plan's int counts address"
+                                : "rank %d: the send block has %lld bytes but the receive block %lld (the type signatures must match)",
+             rank, (long long)(rbytes > INT32_MAX ? rbytes : sbytes), (long long)rbytes);
+    return;
+  }
+  call->type = MPI_BYTE;
+  if (!moves_as_bytes(sendtype) || !moves_as_bytes(recvtype)) {
+    call->pack = 1;
+    call->stype = sendtype;
+    call->rtype = recvtype;
+    call->scount = sendcount;
+    call->rcount = recvcount;
+  }
 }
 
 static int comm_size(MPI_Comm comm) {
@@ -197,7 +263,8 @@ static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (g_pmpi.busy)
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Alltoall"))
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   pmpi_call_t call;
   prepare_alltoall(&call, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -211,7 +278,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (g_pmpi.busy)
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Alltoallv"))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   pmpi_call_t call;
@@ -227,7 +295,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  if (g_pmpi.busy)
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Allgatherv"))
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   pmpi_call_t call;
@@ -252,7 +321,7 @@ static int persistent(pmpi_call_t *call, int native_rc, MPI_Request *request) {
   int fallback = 1, rc = serve(call, &fallback);
   if (rc != MPI_SUCCESS || fallback)
     return rc;
-  return pmpi_persistent_add(*request, call->bound, call->comm, call->what);
+  return pmpi_persistent_add(*request, call->bound, call);
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -260,7 +329,8 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request) {
   int rc = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               info, request);
-  if (g_pmpi.busy || rc != MPI_SUCCESS)
+  pmpi_init_once();
+  if (pmpi_busy || rc != MPI_SUCCESS || threads_pass_through(__func__))
     return rc;
   pmpi_call_t call;
   prepare_alltoall(&call, "MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf,
@@ -274,7 +344,8 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        MPI_Request *request) {
   int rc = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                rdispls, recvtype, comm, info, request);
-  if (g_pmpi.busy || rc != MPI_SUCCESS)
+  pmpi_init_once();
+  if (pmpi_busy || rc != MPI_SUCCESS || threads_pass_through(__func__))
     return rc;
   pmpi_call_t call;
   prepare_alltoallv(&call, "MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype,
@@ -288,12 +359,73 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Request *request) {
   int rc = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                 recvtype, comm, info, request);
-  if (g_pmpi.busy || rc != MPI_SUCCESS)
+  pmpi_init_once();
+  if (pmpi_busy || rc != MPI_SUCCESS || threads_pass_through(__func__))
     return rc;
   pmpi_call_t call;
   prepare_allgatherv(&call, "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
                      recvcounts, displs, recvtype, comm);
   return persistent(&call, rc, request);
+}
+
+/* Nonblocking collectives: served like the blocking call, the run started
+ * and handed back as a request that the wait and test family completes
+ * (requests.c); a fallback is MPI's own nonblocking collective. */
+static int nonblocking(pmpi_call_t *call, MPI_Request *request, int *fallback) {
+  call->nonblocking = 1;
+  call->request = request;
+  return serve(call, fallback);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Ialltoall"))
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                          request);
+  pmpi_call_t call;
+  prepare_alltoall(&call, "MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, comm);
+  int fallback = 1, rc = nonblocking(&call, request, &fallback);
+  return fallback && rc == MPI_SUCCESS
+             ? PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              request)
+             : rc;
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Ialltoallv"))
+    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm, request);
+  pmpi_call_t call;
+  prepare_alltoallv(&call, "MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                    recvcounts, rdispls, recvtype, comm);
+  int fallback = 1, rc = nonblocking(&call, request, &fallback);
+  return fallback && rc == MPI_SUCCESS
+             ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                               rdispls, recvtype, comm, request)
+             : rc;
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Iallgatherv"))
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm, request);
+  pmpi_call_t call;
+  prepare_allgatherv(&call, "MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, recvtype, comm);
+  int fallback = 1, rc = nonblocking(&call, request, &fallback);
+  return fallback && rc == MPI_SUCCESS
+             ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                recvtype, comm, request)
+             : rc;
 }
 
 int MPI_Finalize(void) {

@@ -1,12 +1,12 @@
 /* libcollc_pmpi internals: the plan set, the per-communicator plan cache,
- * the fallback reasons and the call being served.
+ * the fallback reasons, the call being served and the runs in flight.
  *
  * An interposed MPI library cannot hand state to its caller, so this one
  * keeps process-wide state (the plan set, the attribute key, counters) in a
- * single struct, g_pmpi, filled on the first intercepted call. MPI calls are
- * assumed to come from one thread at a time (MPI_THREAD_FUNNELED or
- * SERIALIZED use); concurrent collectives from several threads are not
- * served correctly and should not preload this library. */
+ * single struct, g_pmpi, filled once on the first intercepted call. Plans
+ * serve programs that call MPI from one thread at a time (SINGLE, FUNNELED,
+ * SERIALIZED); under MPI_THREAD_MULTIPLE every collective goes to MPI, and
+ * the reason is printed once (intercept.c). */
 #ifndef COLLC_PMPI_INTERNAL_H
 #define COLLC_PMPI_INTERNAL_H
 
@@ -27,6 +27,7 @@ typedef enum pmpi_reason {
   PMPI_R_TYPE_MISMATCH, /* send and receive types of different sizes */
   PMPI_R_TYPE,          /* a non-contiguous datatype */
   PMPI_R_IN_PLACE,
+  PMPI_R_THREADS,       /* MPI_THREAD_MULTIPLE */
   PMPI_R_COUNT_
 } pmpi_reason_t;
 
@@ -65,6 +66,13 @@ int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block
 
 enum { PMPI_CACHE_ENTRIES = 16, PMPI_SAID_MAX = 32 };
 
+/* Cache classes. An alltoall's entry is found by what MPI makes equal on
+ * every rank (the block's bytes), so every rank hits or misses alike and a
+ * hit needs no agreement; its class's eviction order is the same on every
+ * rank. The v-collectives' keys (count arrays) differ between ranks, so
+ * their hits are agreed (serve.c). */
+enum { PMPI_CLASS_UNIFORM = 0, PMPI_CLASS_AGREED = 1, PMPI_CLASSES = 2 };
+
 /* What identifies a call on this rank: op, type size and the count and
  * displacement arrays, in up to four pieces. */
 typedef struct pmpi_key {
@@ -75,6 +83,11 @@ typedef struct pmpi_key {
   int nparts;
 } pmpi_key_t;
 
+typedef struct pmpi_run pmpi_run_t;
+
+/* A bound collective kept for later calls. Runs that use it hold a
+ * reference: an entry the cache evicts while a run still uses it (a
+ * nonblocking call not completed yet) is freed when the last run ends. */
 typedef struct pmpi_entry {
   int op;
   int64_t tsize;
@@ -85,29 +98,38 @@ typedef struct pmpi_entry {
    * numbers on every rank mean entries of the same bind. */
   int64_t gen;
   uint64_t last_use;
+  int refs;                 /* the cache's, plus one per queued or running run */
+  pmpi_run_t *current;      /* the run the collective executes now */
+  pmpi_run_t *queue, *queue_tail; /* runs waiting for it, in call order */
 } pmpi_entry_t;
 
 typedef struct pmpi_cache {
   MPI_Comm comm;
   int size, rank;
-  pmpi_entry_t entries[PMPI_CACHE_ENTRIES];
-  int nentries;
+  pmpi_entry_t *entries[PMPI_CLASSES][PMPI_CACHE_ENTRIES];
+  int nentries[PMPI_CLASSES];
   int64_t next_gen;
   uint64_t clock;
+  /* agreed once, when the cache is created (the communicator's first
+   * intercepted collective): whether every rank loaded the same plans */
+  int plans_agree;
   uint32_t said[PMPI_SAID_MAX]; /* hashes of the reasons printed here */
   int nsaid;
   struct pmpi_cache *prev, *next; /* all live caches, freed at MPI_Finalize */
 } pmpi_cache_t;
 
 /* The communicator's cache, created (and attached as an attribute) on
- * first use; NULL only when out of memory. */
+ * first use, collectively: every rank of comm must be in the same
+ * collective call. NULL only when out of memory. */
 pmpi_cache_t *pmpi_cache_get(MPI_Comm comm);
-pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *cache, const pmpi_key_t *key);
-/* Stores `coll` under `key` (replacing the entry of the same key, else the
- * least recently used one when full); takes ownership of coll even on
- * failure. */
-int pmpi_cache_put(pmpi_cache_t *cache, const pmpi_key_t *key, collrt_coll_t *coll,
-                   int64_t gen);
+pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *cache, int klass, const pmpi_key_t *key);
+/* Stores `coll` under `key` in class `klass` (replacing the entry of the
+ * same key, else the least recently used one when full); takes ownership
+ * of coll even on failure. Returns the entry, or NULL. */
+pmpi_entry_t *pmpi_cache_put(pmpi_cache_t *cache, int klass, const pmpi_key_t *key,
+                             collrt_coll_t *coll, int64_t gen);
+/* Drops a reference; the last one frees the entry and its collective. */
+void pmpi_entry_release(pmpi_entry_t *e);
 /* Frees every cache still attached (before MPI_Finalize). */
 void pmpi_cache_free_all(void);
 
@@ -118,12 +140,13 @@ typedef struct pmpi_stats {
   uint64_t binds; /* served after a collective bind */
   uint64_t persistent;        /* persistent requests bound to a plan */
   uint64_t persistent_starts; /* MPI_Start(all) of those */
+  uint64_t nonblocking;       /* MPI_I* calls served */
   uint64_t fallback[PMPI_R_COUNT_];
 } pmpi_stats_t;
 
 /* Prints (COLLC_VERBOSE, or always when strict) "collc_pmpi: <what> on comm
  * of N ranks: <msg>" unless this communicator already said it. */
-void pmpi_say_once(pmpi_cache_t *cache, const char *what, const char *msg);
+void pmpi_say_once(MPI_Comm comm, pmpi_cache_t *cache, const char *what, const char *msg);
 /* COLLC_STRICT: the fallback is an error. The reporting rank prints msg and
  * aborts; the others wait for that abort. */
 void pmpi_strict_fail(MPI_Comm comm, int reporter, const char *what, const char *msg);
@@ -133,11 +156,14 @@ void pmpi_print_summary(int world_rank);
 
 /* ---- process-wide state ---- */
 
+/* Inside a served call on this thread: the runtime calls MPI (its bind
+ * exchanges tables with MPI_Alltoall, its engine tests requests), and
+ * those calls must reach MPI, not come back here. */
+extern _Thread_local int pmpi_busy;
+
 typedef struct pmpi_state {
   int ready;
-  /* Inside a served call: bind itself calls MPI_Alltoall(v) to exchange
-   * tables, and those must reach MPI, not come back here. */
-  int busy;
+  int multiple; /* MPI_THREAD_MULTIPLE: nothing is served */
   int verbose, strict;
   int keyval; /* the cache attribute */
   pmpi_plan_set_t plans;
@@ -167,14 +193,62 @@ typedef struct pmpi_call {
   int count, sendcount;
   const int *sc, *sd, *rc, *rd;
   MPI_Datatype type;
+  /* alltoall with a non-contiguous datatype: the plan moves the packed
+   * bytes (MPI_Pack / MPI_Unpack of count * P elements) */
+  MPI_Datatype stype, rtype;
+  int scount, rcount;
+  int pack;
   /* MPI_*_init: bind only (no cache, no run) and hand the bind back */
   int persistent;
   collrt_coll_t *bound;
+  /* MPI_I*: start the run and hand back its request */
+  int nonblocking;
+  MPI_Request *request;
 } pmpi_call_t;
 
 /* Runs the call with a plan (returns MPI_SUCCESS or the error handler's
  * code) or, with *out_fallback = 1, leaves it to the caller's PMPI_ call. */
 int pmpi_serve(pmpi_call_t *call, int *out_fallback);
+
+/* ---- run.c: a plan run for one call, and the runs in flight ---- */
+
+enum { PMPI_RUN_IDLE, PMPI_RUN_QUEUED, PMPI_RUN_RUNNING, PMPI_RUN_DONE, PMPI_RUN_FAILED };
+
+struct pmpi_run {
+  collrt_coll_t *coll;  /* owned when entry is NULL (persistent requests) */
+  pmpi_entry_t *entry;  /* the cache entry whose collective it uses, or NULL */
+  const char *what;
+  MPI_Comm comm;
+  const void *sendbuf;  /* the call's buffers (the collective is rebound to them) */
+  void *recvbuf;
+  /* packing (alltoall with non-contiguous types) */
+  int pack;
+  MPI_Datatype stype, rtype;
+  int scount, rcount;   /* elements of the whole buffers: count * P */
+  void *packed_send, *packed_recv;
+  int64_t packed_bytes;
+  int state;
+  collrt_diag_t diag;   /* state FAILED */
+  pmpi_run_t *next;     /* in its entry's queue */
+};
+
+/* Prepares a run of `call` on entry e (takes a reference) or on an owned
+ * collective (e NULL); allocates the packing buffers. MPI_SUCCESS or an
+ * MPI error code. */
+int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collrt_coll_t *owned);
+/* Starts it, or queues it behind the run that uses its collective now. */
+int pmpi_run_begin(pmpi_run_t *r);
+/* Advances every run in flight; finished runs change state. */
+void pmpi_progress(void);
+/* Waits for r (advancing everything). MPI_SUCCESS, or MPI_ERR_OTHER after
+ * printing why and calling the communicator's error handler. */
+int pmpi_run_wait(pmpi_run_t *r);
+/* Whether r finished; advances everything first. Failure as for wait. */
+int pmpi_run_test(pmpi_run_t *r, int *done);
+/* Releases what init took (r must not be queued or running). */
+void pmpi_run_free(pmpi_run_t *r);
+/* Runs in flight (queued or running) in this process. */
+int pmpi_runs_in_flight(void);
 
 /* ---- persist.c: MPI-4 persistent collectives served by plans ---- */
 
@@ -182,6 +256,9 @@ int pmpi_serve(pmpi_call_t *call, int *out_fallback);
  * stands for `coll`; MPI_Start, the wait and test family and
  * MPI_Request_free then act on the plan. Returns MPI_SUCCESS or
  * MPI_ERR_NO_MEM (coll is freed then). */
-int pmpi_persistent_add(MPI_Request req, collrt_coll_t *coll, MPI_Comm comm, const char *what);
+int pmpi_persistent_add(MPI_Request req, collrt_coll_t *coll, const pmpi_call_t *call);
+/* Hands the application a request for a started nonblocking run (a
+ * generalized request, completed when the run ends). */
+int pmpi_nonblocking_add(pmpi_call_t *call, pmpi_entry_t *e);
 
 #endif

@@ -18,6 +18,7 @@ const char *pmpi_reason_name(pmpi_reason_t r) {
   case PMPI_R_TYPE_MISMATCH: return "type mismatch";
   case PMPI_R_TYPE: return "non-contiguous type";
   case PMPI_R_IN_PLACE: return "MPI_IN_PLACE";
+  case PMPI_R_THREADS: return "MPI_THREAD_MULTIPLE";
   case PMPI_R_COUNT_: break;
   }
   return "?";
@@ -32,7 +33,7 @@ static uint32_t hash(const char *a, const char *b) {
   return h;
 }
 
-void pmpi_say_once(pmpi_cache_t *cache, const char *what, const char *msg) {
+void pmpi_say_once(MPI_Comm comm, pmpi_cache_t *cache, const char *what, const char *msg) {
   if (!g_pmpi.verbose)
     return;
   if (cache) {
@@ -45,9 +46,8 @@ void pmpi_say_once(pmpi_cache_t *cache, const char *what, const char *msg) {
       cache->said[cache->nsaid++] = h;
   }
   int size = 0, inter = 0;
-  PMPI_Comm_size(cache ? cache->comm : MPI_COMM_WORLD, &size);
-  if (cache)
-    PMPI_Comm_test_inter(cache->comm, &inter);
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_test_inter(comm, &inter);
   fprintf(stderr, "collc_pmpi: %s on %s of %d ranks: %s\n", what,
           inter ? "the local group of an intercomm" : "comm", size, msg);
   fflush(stderr);
@@ -89,10 +89,15 @@ void pmpi_print_summary(int world_rank) {
     }
   if (at && at + 1 < sizeof reasons)
     strcat(reasons, ")");
-  char persistent[96] = "";
+  char persistent[160] = "";
   if (s->persistent)
     snprintf(persistent, sizeof persistent, "; %llu persistent requests started %llu times",
              (unsigned long long)s->persistent, (unsigned long long)s->persistent_starts);
+  if (s->nonblocking) {
+    size_t len = strlen(persistent);
+    snprintf(persistent + len, sizeof persistent - len, "; %llu of the served calls nonblocking",
+             (unsigned long long)s->nonblocking);
+  }
   fprintf(stderr,
           "collc_pmpi: rank %d: %llu calls served (%llu cache hits, %llu binds), %llu fell back to MPI%s%s\n",
           world_rank, (unsigned long long)(s->hits + s->binds), (unsigned long long)s->hits,

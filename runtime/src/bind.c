@@ -746,6 +746,7 @@ collrt_status_t collrt_bind_allgatherv(
 void collrt_coll_free(collrt_coll_t *c) {
   if (!c)
     return;
+  collrt_engine_forget(c);
   if (c->reqs)
     collrt_engine_abandon(c);
   collrt_arena_free(&c->arena);

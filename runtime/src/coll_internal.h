@@ -84,12 +84,24 @@ struct collrt_coll {
   int64_t copy_chunk_bytes; /* bytes of a copy between two polls (engine.c) */
   int ncopying;
   collrt_wait_policy_t wait_policy; /* what collrt_wait does when idle */
-  int running;         /* between start and the completion seen by test/wait */
+  int running;         /* between start and completion (engine.c) */
+  /* The process's progress engine (engine.c): every running collective is
+   * on one list, so a call that waits on one advances all of them. A run
+   * that ends while the engine serves another call keeps its outcome here
+   * until its own test/wait reports it. */
+  struct collrt_coll *started_prev, *started_next;
+  int on_started_list;
+  int outcome;               /* COLLRT_OUTCOME_*: a finished run not yet reported */
+  collrt_status_t failure;   /* outcome FAILED: the status and diagnostic */
+  collrt_diag_t failure_diag;
+  double last_progress;      /* MPI_Wtime of the run's last progress (COLLRT_TIMEOUT) */
   double t_start;      /* MPI_Wtime at the last start (with COLLRT_BIND_TRACE) */
   double *t_issue, *t_done; /* per step, with COLLRT_BIND_TRACE */
   collrt_node_t node;
   collrt_arena_t arena;
 };
+
+enum { COLLRT_OUTCOME_NONE = 0, COLLRT_OUTCOME_DONE = 1, COLLRT_OUTCOME_FAILED = 2 };
 
 /* COLLRT_ERR_MPI, with diag "WHAT failed: <MPI's message>" (bind.c; used by
  * every file of the bind path). */
@@ -172,6 +184,10 @@ static inline int collrt_arena_waiting(const collrt_coll_t *c) {
 static inline int collrt_arena_waits_on_node(const collrt_coll_t *c) {
   return c->arena.nforeign || c->arena.ngated;
 }
+
+/* Takes a collective off the engine's list of running ones (engine.c;
+ * collrt_coll_free). */
+void collrt_engine_forget(collrt_coll_t *c);
 
 /* Cancels and frees the requests of an abandoned run (engine.c). */
 void collrt_engine_abandon(collrt_coll_t *c);

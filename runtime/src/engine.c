@@ -27,6 +27,12 @@
 enum { COPY_INLINE = 64 * 1024, SPIN_POLLS_PER_YIELD = 1024 };
 
 #ifdef COLLRT_SMPI
+#define COLLRT_SMPI_ENGINE_LOCAL 1
+#else
+#define COLLRT_SMPI_ENGINE_LOCAL 0
+#endif
+
+#ifdef COLLRT_SMPI
 /* SimGrid SMPI only (the build's one seam, COLLRT_SMPI): eager sends.
  *
  * SMPI "detaches" every send below smpi/send-is-detached-thresh (64 KiB by
@@ -352,13 +358,155 @@ void collrt_engine_abandon(collrt_coll_t *c) {
   c->running = 0;
 }
 
+/* ---- The process's progress engine ----
+ *
+ * MPI lets a program start several collectives and complete them in any
+ * order (persistent, nonblocking), and the ranks may complete them in
+ * different orders: rank 0 waits on A then B, rank 1 on B then A. If a wait
+ * advanced only its own collective, rank 0 would wait in A for messages
+ * that rank 1 sends only once B has finished, and B never moves on rank 0.
+ * So every started collective is on one list, and every call into the
+ * engine (start, test, wait, collrt_progress) advances all of them; a run
+ * that finishes while the engine serves another call keeps its outcome
+ * until its own test or wait reports it.
+ *
+ * Under SimGrid SMPI every simulated rank is a thread of one process, and a
+ * list shared by them would let one rank's wait make another rank's MPI
+ * calls: there each call advances its own collective only. */
+#include <pthread.h>
+
+/* Under SMPI the simulated ranks switch inside MPI calls on one thread: a
+ * lock held across them would be taken twice by that thread. */
+#if COLLRT_SMPI_ENGINE_LOCAL
+#define engine_lock() ((void)0)
+#define engine_unlock() ((void)0)
+#else
+static pthread_mutex_t started_lock = PTHREAD_MUTEX_INITIALIZER;
+#define engine_lock() pthread_mutex_lock(&started_lock)
+#define engine_unlock() pthread_mutex_unlock(&started_lock)
+#endif
+static collrt_coll_t *started_head;
+static int started_count;
+
+static void started_link(collrt_coll_t *c) {
+  if (COLLRT_SMPI_ENGINE_LOCAL || c->on_started_list)
+    return;
+  c->started_prev = NULL;
+  c->started_next = started_head;
+  if (started_head)
+    started_head->started_prev = c;
+  started_head = c;
+  c->on_started_list = 1;
+  ++started_count;
+}
+
+static void started_unlink(collrt_coll_t *c) {
+  if (!c->on_started_list)
+    return;
+  if (c->started_prev)
+    c->started_prev->started_next = c->started_next;
+  else
+    started_head = c->started_next;
+  if (c->started_next)
+    c->started_next->started_prev = c->started_prev;
+  c->started_prev = c->started_next = NULL;
+  c->on_started_list = 0;
+  --started_count;
+}
+
+/* COLLRT_TIMEOUT (seconds, > 0): how long a wait lets a collective make no
+ * progress before it reports what it waits on and fails; 0 = forever. */
+static double timeout_seconds(void) {
+  static double cached = -1;
+  if (cached < 0) {
+    const char *v = getenv("COLLRT_TIMEOUT");
+    char *end = NULL;
+    double t = v && *v ? strtod(v, &end) : 0;
+    cached = v && *v && end && !*end && t > 0 ? t : 0;
+  }
+  return cached;
+}
+
+/* A run ended: off the list, its outcome kept for its own test/wait. */
+static void finish_run(collrt_coll_t *c, collrt_status_t st, const collrt_diag_t *diag) {
+  started_unlink(c);
+  if (st) {
+    collrt_engine_abandon(c);
+    c->outcome = COLLRT_OUTCOME_FAILED;
+    c->failure = st;
+    if (diag)
+      c->failure_diag = *diag;
+    else
+      collrt_diag_set(&c->failure_diag, "%s", collrt_strerror(st));
+  } else {
+    collrt_arena_finish(c);
+    c->running = 0;
+    c->outcome = COLLRT_OUTCOME_DONE;
+  }
+}
+
+/* One pass over one running collective; ends its run when it finishes or
+ * fails. *progressed says whether anything moved. */
+static void advance(collrt_coll_t *c, int block, int *progressed) {
+  collrt_diag_t diag = {{0}};
+  int moved = 0;
+  collrt_status_t st = pass(c, block, &moved, &diag);
+  *progressed = moved;
+  if (st) {
+    finish_run(c, st, &diag);
+    *progressed = 1;
+    return;
+  }
+  if (moved)
+    c->last_progress = MPI_Wtime();
+  if (collrt_fq_done(&c->fq)) {
+    finish_run(c, COLLRT_OK, NULL);
+    *progressed = 1;
+  }
+}
+
+/* One pass over every running collective of the process (or, under SMPI,
+ * over `self` alone). Returns whether anything moved. */
+static int advance_all(collrt_coll_t *self) {
+  int any = 0, moved = 0;
+  if (COLLRT_SMPI_ENGINE_LOCAL || !started_count) {
+    if (self && self->running && !self->outcome) {
+      advance(self, 0, &moved);
+      any |= moved;
+    }
+    return any;
+  }
+  for (collrt_coll_t *c = started_head, *next; c; c = next) {
+    next = c->started_next; /* advance may unlink c */
+    advance(c, 0, &moved);
+    any |= moved;
+  }
+  return any;
+}
+
+collrt_status_t collrt_progress(collrt_diag_t *diag) {
+  (void)diag;
+  engine_lock();
+  while (advance_all(NULL))
+    ;
+  engine_unlock();
+  return COLLRT_OK;
+}
+
+int collrt_running_count(void) {
+  engine_lock();
+  int n = started_count;
+  engine_unlock();
+  return n;
+}
+
 collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   if (!c) {
     collrt_diag_set(diag, "collrt_start: coll is NULL");
     return COLLRT_ERR_ARG;
   }
-  if (c->running) {
-    collrt_diag_set(diag, "collrt_start: the collective is already started and has not completed");
+  if (c->running || c->outcome) {
+    collrt_diag_set(diag, "collrt_start: the collective is already started and its completion has not been seen by collrt_test or collrt_wait");
     return COLLRT_ERR_STATE;
   }
   collrt_status_t st = collrt_arena_start(c, diag);
@@ -370,73 +518,138 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   c->node.npending = 0;
   c->node.epoch++; /* every rank counts its starts alike: the flags' value */
   c->running = 1;
+  c->outcome = COLLRT_OUTCOME_NONE;
+  c->last_progress = MPI_Wtime();
   if (c->flags & COLLRT_BIND_TRACE) /* only traces need the clock */
-    c->t_start = MPI_Wtime();
+    c->t_start = c->last_progress;
+  engine_lock();
+  started_link(c);
+  /* post the first window now, so that a program that starts several
+   * collectives and then computes already has their messages moving */
+  int moved = 0;
+  advance(c, 0, &moved);
+  engine_unlock();
   return COLLRT_OK;
 }
 
-static collrt_status_t check_running(collrt_coll_t *c, const void *out, collrt_diag_t *diag) {
+static collrt_status_t check_started(collrt_coll_t *c, const void *out, collrt_diag_t *diag) {
   if (!c || !out) {
     collrt_diag_set(diag, "collrt_test/wait: %s is NULL", c ? "out_done" : "coll");
     return COLLRT_ERR_ARG;
   }
-  if (!c->running) {
+  if (!c->running && !c->outcome) {
     collrt_diag_set(diag, "collrt_test/wait: the collective was not started (call collrt_start first)");
     return COLLRT_ERR_STATE;
   }
   return COLLRT_OK;
 }
 
-/* Passes until the collective is done or (unless `until_done`) nothing
- * moves; `policy` says what to do between idle passes. */
-static collrt_status_t run(collrt_coll_t *c, int until_done, collrt_wait_policy_t policy,
-                           int *done, collrt_diag_t *diag) {
-  int block = policy == COLLRT_WAIT_BLOCK;
-  unsigned idle = 0;
-  for (;;) {
-    int progressed = 0;
-    collrt_status_t st = pass(c, block, &progressed, diag);
-    if (st) {
-      collrt_engine_abandon(c);
-      return st;
-    }
-    if (collrt_fq_done(&c->fq)) {
-      collrt_arena_finish(c);
-      c->running = 0;
-      *done = 1;
-      return COLLRT_OK;
-    }
-    if (progressed) {
-      idle = 0;
-      continue;
-    }
-    if (!until_done)
-      return COLLRT_OK;
-    /* spin still yields now and then (as MPICH's own wait does), so a rank
-     * that shares its core with another process cannot starve it for long;
-     * a flag in shared memory cannot be waited on in MPI, so yield and block
-     * wait on it by yielding (under SMPI: by letting simulated time pass) */
-    if (node_waiting(c) && policy != COLLRT_WAIT_SPIN)
-      collrt_shm_idle(c);
-    else if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
-      sched_yield();
+/* Reports a finished run once: its outcome is consumed. */
+static collrt_status_t report(collrt_coll_t *c, int *done, collrt_diag_t *diag) {
+  int outcome = c->outcome;
+  c->outcome = COLLRT_OUTCOME_NONE;
+  if (outcome == COLLRT_OUTCOME_FAILED) {
+    if (diag)
+      *diag = c->failure_diag;
+    return c->failure;
   }
+  *done = 1;
+  return COLLRT_OK;
+}
+
+/* COLLRT_TIMEOUT passed with no progress: say, on this rank, which steps
+ * the run waits on, and fail it (never wait forever on a peer that does not
+ * come). */
+static collrt_status_t timed_out(collrt_coll_t *c, double waited, collrt_diag_t *diag) {
+  char list[400];
+  size_t len = 0;
+  int shown = 0;
+  list[0] = 0;
+  for (int k = 0; k < c->nactive && shown < 4 && len + 96 < sizeof list; ++k, ++shown) {
+    const collrt_step_t *s = &c->steps.steps[c->req_step[k]];
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %lld B %s peer %d (fifo %u, tag %d, stmt %u)",
+                            shown ? "; " : "", s->kind == COLLRT_STEP_SEND ? "send" : "receive",
+                            (long long)s->len, s->kind == COLLRT_STEP_SEND ? "to" : "from",
+                            s->peer, s->fifo, s->tag, s->stmt);
+  }
+  size_t left = c->fq.nsteps - c->fq.ndone;
+  collrt_diag_set(diag, "rank %d: no progress for %.1f s (COLLRT_TIMEOUT); %zu steps left, %d MPI transfers in flight%s%s%s; a peer has not called this collective, or the ranks' arguments disagree",
+                  c->rank, waited, left, c->nactive, c->nactive ? ": " : "", list,
+                  c->node.npending ? ", and transfers over node shared memory" : "");
+  fprintf(stderr, "collrt: %s\n", diag ? diag->message : "timeout");
+  return COLLRT_ERR_TIMEOUT;
 }
 
 collrt_status_t collrt_test(collrt_coll_t *c, int *out_done, collrt_diag_t *diag) {
-  collrt_status_t st = check_running(c, out_done, diag);
+  collrt_status_t st = check_started(c, out_done, diag);
   if (st)
     return st;
   *out_done = 0;
-  return run(c, 0, COLLRT_WAIT_SPIN, out_done, diag);
+  engine_lock();
+  while (c->running && !c->outcome && advance_all(c))
+    ;
+  engine_unlock();
+  return c->outcome ? report(c, out_done, diag) : COLLRT_OK;
+}
+
+/* Whether the process may wait inside MPI for this collective alone: it is
+ * the only one running, and no other thread can start one meanwhile. */
+static int may_block(const collrt_coll_t *c) {
+  if (started_count > 1 || (started_count == 1 && started_head != c))
+    return 0;
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  return level != MPI_THREAD_MULTIPLE;
 }
 
 collrt_status_t collrt_wait(collrt_coll_t *c, collrt_diag_t *diag) {
   int done = 0;
-  collrt_status_t st = check_running(c, &done, diag);
+  collrt_status_t st = check_started(c, &done, diag);
   if (st)
     return st;
-  return run(c, 1, c->wait_policy, &done, diag);
+  collrt_wait_policy_t policy = c->wait_policy;
+  double limit = timeout_seconds();
+  unsigned idle = 0;
+  engine_lock();
+  while (c->running && !c->outcome) {
+    int moved;
+    if (policy == COLLRT_WAIT_BLOCK && !limit && may_block(c))
+      advance(c, 1, &moved);
+    else
+      moved = advance_all(c);
+    if (moved || c->outcome) {
+      idle = 0;
+      continue;
+    }
+    if (limit) {
+      double waited = MPI_Wtime() - c->last_progress;
+      if (waited > limit) {
+        collrt_diag_t why = {{0}};
+        finish_run(c, timed_out(c, waited, &why), &why);
+        break;
+      }
+    }
+    /* between idle passes let other threads in; spin still yields now and
+     * then (as MPICH's own wait does), so a rank that shares its core with
+     * another process cannot starve it for long; a flag in shared memory
+     * cannot be waited on in MPI, so yield and block wait on it by yielding
+     * (under SMPI: by letting simulated time pass) */
+    engine_unlock();
+    if (node_waiting(c) && policy != COLLRT_WAIT_SPIN)
+      collrt_shm_idle(c);
+    else if (policy == COLLRT_WAIT_YIELD || (++idle % SPIN_POLLS_PER_YIELD) == 0)
+      sched_yield();
+    engine_lock();
+  }
+  engine_unlock();
+  return report(c, &done, diag);
+}
+
+/* Drops a collective from the engine (collrt_coll_free). */
+void collrt_engine_forget(collrt_coll_t *c) {
+  engine_lock();
+  started_unlink(c);
+  engine_unlock();
 }
 
 collrt_wait_policy_t collrt_coll_wait_policy(const collrt_coll_t *c) {

@@ -63,7 +63,7 @@ collrt_status_t collrt_coll_rebind(collrt_coll_t *c, const void *sendbuf, void *
     collrt_diag_set(diag, "collrt_coll_rebind: coll is NULL");
     return COLLRT_ERR_ARG;
   }
-  if (c->running) {
+  if (c->running || c->outcome) {
     collrt_diag_set(diag, "collrt_coll_rebind on rank %d: the collective is running; wait for it first",
                     c->rank);
     return COLLRT_ERR_STATE;

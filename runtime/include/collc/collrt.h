@@ -53,12 +53,26 @@ collrt_status_t collrt_bind_allgatherv(
     collrt_diag_t *diag);
 
 /* start on a running collective, and test/wait on one that is not running
- * (never started, or already completed), return COLLRT_ERR_STATE. */
+ * (never started, or already completed), return COLLRT_ERR_STATE.
+ *
+ * One progress engine serves the whole process: start posts the first
+ * messages, and every call of start, test, wait and collrt_progress
+ * advances every started collective, so collectives may be completed in
+ * any order, and in different orders on different ranks, as MPI allows. A
+ * collective that failed while another call advanced it reports its error
+ * from its own test or wait. COLLRT_TIMEOUT=S: a wait that sees no progress
+ * for S seconds prints the steps it waits on and returns
+ * COLLRT_ERR_TIMEOUT. */
 collrt_status_t collrt_start(collrt_coll_t *coll, collrt_diag_t *diag);
 /* Makes progress; *out_done = 1 once the collective finished on this rank. */
 collrt_status_t collrt_test(collrt_coll_t *coll, int *out_done,
                             collrt_diag_t *diag);
 collrt_status_t collrt_wait(collrt_coll_t *coll, collrt_diag_t *diag);
+/* Advances every started collective without waiting (for applications that
+ * compute between start and wait). Errors stay with their collective. */
+collrt_status_t collrt_progress(collrt_diag_t *diag);
+/* Collectives started and not yet finished in this process. */
+int collrt_running_count(void);
 /* Chrome trace-event JSON of the last run (needs COLLRT_BIND_TRACE).
  * Collective over the bound communicator: rank 0 writes one file holding
  * every rank (pid = rank, tid = FIFO). */
