@@ -16,6 +16,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <limits>
@@ -60,13 +61,33 @@ public:
 private:
   using KeyFn = function_ref<void(StringRef key, SMLoc keyLoc, yaml::Node *)>;
 
+  /// Only the first kMaxErrors errors (and their notes) are printed: a
+  /// spec with thousands of bad entries would bury the first, which is
+  /// usually the one to fix. finish() says how many more there were.
+  static constexpr unsigned kMaxErrors = 20;
+
   void error(SMLoc loc, const Twine &msg) {
-    sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, msg);
     hadError = true;
+    if (++errors <= kMaxErrors)
+      sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, msg);
   }
   void note(SMLoc loc, const Twine &msg) {
-    sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, msg);
+    if (errors <= kMaxErrors)
+      sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, msg);
   }
+
+public:
+  /// Reports the errors past the first kMaxErrors, as a count.
+  void finish(unsigned bufferId) {
+    if (errors <= kMaxErrors)
+      return;
+    StringRef file = sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
+    errs() << file << ": error: " << errors - kMaxErrors << " more error"
+           << (errors - kMaxErrors == 1 ? "" : "s") << " not shown (" << errors
+           << " in all; the first " << kMaxErrors << " are above)\n";
+  }
+
+private:
 
   /// Visits every key of `map` (named `where` in messages) that is listed in
   /// `known`, once; reports unknown and duplicate keys. Returns where each
@@ -104,6 +125,7 @@ private:
 
   SourceMgr &sourceMgr;
   bool hadError = false;
+  unsigned errors = 0; // reported, shown or not
 };
 
 } // namespace
@@ -883,5 +905,8 @@ std::optional<Spec> SpecParser::parse(unsigned bufferId) {
 }
 
 std::optional<Spec> collc::parseSpec(SourceMgr &sourceMgr, unsigned bufferId) {
-  return SpecParser(sourceMgr).parse(bufferId);
+  SpecParser parser(sourceMgr);
+  std::optional<Spec> spec = parser.parse(bufferId);
+  parser.finish(bufferId);
+  return spec;
 }

@@ -46,6 +46,7 @@
  *                  the same memory: timing only, so not with --check or
  *                  --digest. The plan's scratch folds too
  *                  (COLLRT_SMPI_SHARED_SCRATCH, runtime/src/bind.c). */
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -89,10 +90,12 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/* 0, -1 (out of memory) or WL_ERANGE (sizes past int). */
 static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
   memset(b, 0, sizeof *b);
-  if (wl_init(&b->w, op, comm, o->bytes, o->dist, o->seed))
-    return -1;
+  int st = wl_init(&b->w, op, comm, o->bytes, o->dist, o->seed);
+  if (st)
+    return st;
 #if COLLRT_SMPI
   /* the plan's scratch folds with the buffers (runtime/src/bind.c); every
    * rank sets the same value in the one process */
@@ -169,7 +172,35 @@ static void help(void) {
          "  topology: (shared-memory figures when ranks 0 and 1 share a node)\n");
 }
 
-static int parse(int argc, char **argv, options_t *o) {
+/* Why --bytes stops at INT_MAX: said whenever a size is refused. */
+#define WHY_INT_COUNTS                                                                     \
+  "counts and displacements are int in the MPI-3 interface collc-run uses (MPI_Alltoall(v), " \
+  "MPI_Allgatherv and collrt_bind_* take int arrays; collc-run builds no derived datatypes " \
+  "for larger blocks)"
+
+/* The value of numeric option `opt`, in [lo, hi]; -1 (with the reason,
+ * `why_hi` for values above hi, printed by world rank 0) otherwise. */
+static int number_arg(const char *opt, const char *v, long long lo, long long hi,
+                      const char *why_hi, int loud, long long *out) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || errno == ERANGE || x < lo || x > hi) {
+    if (!loud)
+      return -1;
+    if (*v && !*end && (errno == ERANGE || x > hi) && v[0] != '-' && why_hi)
+      fprintf(stderr, "collc-run: error: %s %s is more than %lld%s: %s\n", opt, v, hi,
+              hi == INT_MAX ? " (INT_MAX)" : "", why_hi);
+    else
+      fprintf(stderr, "collc-run: error: %s '%s' is not an integer in [%lld, %lld]\n", opt, v, lo,
+              hi);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+static int parse(int argc, char **argv, options_t *o, int loud) {
   memset(o, 0, sizeof *o);
   o->bytes = 1024;
   o->iters = 20;
@@ -180,15 +211,35 @@ static int parse(int argc, char **argv, options_t *o) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
-    if (!strcmp(a, "--bytes") && v) o->bytes = atoll(v);
-    else if (!strcmp(a, "--iters") && v) o->iters = atoi(v);
-    else if (!strcmp(a, "--warmup") && v) o->warmup = atoi(v);
-    else if (!strcmp(a, "--seed") && v) o->seed = strtoull(v, NULL, 0);
-    else if (!strcmp(a, "--comm") && v) o->comm = v;
+    long long n = 0;
+    if (!strcmp(a, "--bytes") && v) {
+      if (number_arg(a, v, 0, INT_MAX, WHY_INT_COUNTS, loud, &n))
+        return -1;
+      o->bytes = n;
+    } else if (!strcmp(a, "--iters") && v) {
+      if (number_arg(a, v, 1, 100000000, "the most timed runs collc-run keeps (it holds every timing)", loud, &n))
+        return -1;
+      o->iters = (int)n;
+    } else if (!strcmp(a, "--warmup") && v) {
+      if (number_arg(a, v, 0, 100000000, NULL, loud, &n))
+        return -1;
+      o->warmup = (int)n;
+    } else if (!strcmp(a, "--seed") && v) {
+      char *end = NULL;
+      errno = 0;
+      o->seed = strtoull(v, &end, 0);
+      if (!*v || *end || errno == ERANGE || v[0] == '-') {
+        if (loud)
+          fprintf(stderr, "collc-run: error: --seed '%s' is not an unsigned 64-bit integer\n", v);
+        return -1;
+      }
+    } else if (!strcmp(a, "--comm") && v) o->comm = v;
     else if (!strcmp(a, "--trace") && v) o->trace = v;
     else if (!strcmp(a, "--counts") && v) {
       if (wl_dist_parse(v, &o->dist)) {
-        fprintf(stderr, "collc-run: error: unknown --counts '%s'\n", v);
+        if (loud)
+          fprintf(stderr, "collc-run: error: unknown --counts '%s' (regular, bcast, spike, half, "
+                          "linear, geometric or random)\n", v);
         return -1;
       }
     } else {
@@ -201,31 +252,42 @@ static int parse(int argc, char **argv, options_t *o) {
       else if (!strcmp(a, "--shared-bufs")) o->shared = 1;
       else if (a[0] != '-' && !o->plan) o->plan = a;
       else {
-        fprintf(stderr, "collc-run: error: unknown or incomplete option '%s'\n", a);
+        if (loud)
+          fprintf(stderr, "collc-run: error: unknown or incomplete option '%s'\n", a);
         return -1;
       }
     }
     i += takes;
   }
-  if (!o->plan || o->bytes < 0 || o->bytes > INT_MAX || o->iters < 1 || o->warmup < 0 ||
-      (strcmp(o->comm, "world") && strcmp(o->comm, "split") && strcmp(o->comm, "reordered"))) {
-    usage();
+  if (strcmp(o->comm, "world") && strcmp(o->comm, "split") && strcmp(o->comm, "reordered")) {
+    if (loud)
+      fprintf(stderr, "collc-run: error: --comm '%s' is not world, split or reordered\n", o->comm);
+    return -1;
+  }
+  if (!o->plan) {
+    if (loud) {
+      fprintf(stderr, "collc-run: error: no PLAN given\n");
+      usage();
+    }
     return -1;
   }
   if (o->native_only && (o->check || o->native || o->trace || o->verify_counts)) {
-    fprintf(stderr, "collc-run: error: --native-only runs no plan, so it takes no --check, "
-                    "--native, --trace or --verify-counts\n");
+    if (loud)
+      fprintf(stderr, "collc-run: error: --native-only runs no plan, so it takes no --check, "
+                      "--native, --trace or --verify-counts\n");
     return -1;
   }
   if (o->shared && (o->check || o->digest)) {
-    fprintf(stderr, "collc-run: error: --shared-bufs folds every rank's buffers together, so "
-                    "results cannot be checked: drop --check and --digest\n");
+    if (loud)
+      fprintf(stderr, "collc-run: error: --shared-bufs folds every rank's buffers together, so "
+                      "results cannot be checked: drop --check and --digest\n");
     return -1;
   }
 #if !COLLRT_SMPI
   if (o->shared) {
-    fprintf(stderr, "collc-run: error: --shared-bufs needs the SMPI build of collc-run "
-                    "(build/smpi/bin/collc-run)\n");
+    if (loud)
+      fprintf(stderr, "collc-run: error: --shared-bufs needs the SMPI build of collc-run "
+                      "(build/smpi/bin/collc-run)\n");
     return -1;
   }
 #endif
@@ -349,7 +411,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--calibrate"))
       return finish(calibrate_main(argc, argv));
   options_t o;
-  if (parse(argc, argv, &o))
+  if (parse(argc, argv, &o, wrank == 0))
     return finish(2);
 
   collrt_diag_t diag = {{0}};
@@ -378,10 +440,14 @@ int main(int argc, char **argv) {
   MPI_Comm_size(comm, &P);
 
   bufs_t b;
-  int bad = setup(&o, op, comm, &b) != 0, any_bad = 0;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int bad = setup(&o, op, comm, &b), any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (any_bad) {
-    if (bad)
+    if (any_bad == WL_ERANGE && wrank == 0)
+      fprintf(stderr, "collc-run: error: --bytes %lld with --counts %s on %d ranks puts a buffer "
+                      "displacement past INT_MAX (%d): %s\n",
+              o.bytes, wl_dist_name(o.dist), P, INT_MAX, WHY_INT_COUNTS);
+    else if (bad && bad != WL_ERANGE)
       fprintf(stderr, "collc-run: error: out of memory: rank %d cannot allocate its buffers\n", wrank);
     return finish(1);
   }

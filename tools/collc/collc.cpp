@@ -39,7 +39,11 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cerrno>
 #include <cstring>
+#include <string>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace collc;
@@ -110,6 +114,65 @@ cl::opt<bool> explain("explain",
 bool isPlanFile(const llvm::MemoryBuffer &buffer) {
   return buffer.getBufferSize() >= 8 &&
          std::memcmp(buffer.getBufferStart(), COLLRT_PLAN_MAGIC, 8) == 0;
+}
+
+/// The most collc reads of one input. Specs are a few KiB, plans at most
+/// 1 MiB (the runtime's cap) and the largest sched IR of the examples a few
+/// MiB; a larger input is a mistake (`collc /dev/zero` read 3.6 GB before it
+/// was killed).
+constexpr uint64_t kMaxInputBytes = 64u << 20;
+
+StringRef fileKind(llvm::sys::fs::file_type type) {
+  using llvm::sys::fs::file_type;
+  switch (type) {
+  case file_type::directory_file: return "a directory";
+  case file_type::fifo_file: return "a FIFO";
+  case file_type::character_file: return "a character device";
+  case file_type::block_file: return "a block device";
+  case file_type::socket_file: return "a socket";
+  default: return "not a regular file";
+  }
+}
+
+/// The input, refused unless it is a regular file (or stdin, "-") of at most
+/// kMaxInputBytes: a FIFO or device would block or never end, and the
+/// parser would hold all of it in memory.
+std::unique_ptr<llvm::MemoryBuffer> readInput(StringRef path, std::string &error) {
+  const char *cap = "64 MiB: the most collc reads of a spec, MLIR or plan";
+  if (path == "-") {
+    std::string data;
+    char chunk[65536];
+    while (data.size() <= kMaxInputBytes) {
+      ssize_t got = ::read(0, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0) {
+        error = "cannot read standard input: " + std::string(std::strerror(errno));
+        return nullptr;
+      }
+      if (got == 0)
+        return llvm::MemoryBuffer::getMemBufferCopy(data, "<stdin>");
+      data.append(chunk, static_cast<size_t>(got));
+    }
+    error = "standard input is longer than " + std::string(cap);
+    return nullptr;
+  }
+  llvm::sys::fs::file_status status;
+  // a path that cannot be stat'ed is left to openInputFile, which says why
+  if (!llvm::sys::fs::status(path, status)) {
+    if (status.type() != llvm::sys::fs::file_type::regular_file) {
+      error = "'" + path.str() + "' is " + fileKind(status.type()).str() +
+              ", not a regular file (give a spec, MLIR or plan file, or - for "
+              "standard input)";
+      return nullptr;
+    }
+    if (status.getSize() > kMaxInputBytes) {
+      error = "'" + path.str() + "' is " + std::to_string(status.getSize()) +
+              " bytes, larger than " + cap;
+      return nullptr;
+    }
+  }
+  return openInputFile(path, &error);
 }
 
 bool isSpecFile(StringRef path) {
@@ -415,8 +478,7 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      openInputFile(inputFilename, &error);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = readInput(inputFilename, error);
   if (!buffer) {
     llvm::errs() << "collc: error: " << error << "\n";
     return 1;

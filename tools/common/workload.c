@@ -2,6 +2,7 @@
  * the benchmarks. */
 #include "workload.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +55,12 @@ static int pair_count(const wl_t *w, int s, int d) {
   return (int)dist_value(w, idx);
 }
 
+/* The buffer's length, or 0 if a displacement would pass INT_MAX. */
 static size_t layout(int P, const int *counts, int *displs) {
   size_t off = 1;
   for (int j = P - 1; j >= 0; --j) {
+    if (off > INT_MAX)
+      return 0;
     displs[j] = (int)off;
     off += (size_t)counts[j] + 1 + (size_t)(j % 3);
   }
@@ -78,7 +82,11 @@ int wl_init(wl_t *w, int op, MPI_Comm comm, long long bytes, wl_dist_t dist, uin
   w->rd = calloc((size_t)P, sizeof(int));
   if (!w->sc || !w->sd || !w->rc || !w->rd)
     return -1;
+  if (bytes < 0 || bytes > INT_MAX)
+    return WL_ERANGE;
   if (op == COLLRT_OP_ALLTOALL) {
+    if (P > 1 && bytes > INT_MAX / (P - 1)) /* the last block's displacement */
+      return WL_ERANGE;
     w->count = (int)bytes;
     w->send_len = w->recv_len = (size_t)P * (size_t)bytes;
     for (int j = 0; j < P; ++j) {
@@ -92,12 +100,16 @@ int wl_init(wl_t *w, int op, MPI_Comm comm, long long bytes, wl_dist_t dist, uin
     }
     w->send_len = layout(P, w->sc, w->sd);
     w->recv_len = layout(P, w->rc, w->rd);
+    if (!w->send_len || !w->recv_len)
+      return WL_ERANGE;
   } else {
     for (int j = 0; j < P; ++j)
       w->rc[j] = (int)dist_value(w, j);
     w->count = w->rc[w->rank];
     w->send_len = (size_t)w->count;
     w->recv_len = layout(P, w->rc, w->rd);
+    if (!w->recv_len)
+      return WL_ERANGE;
   }
   return 0;
 }

@@ -32,7 +32,10 @@ const char *wl_dist_name(wl_dist_t d);
 
 /* Counts, displacements and buffer lengths of this rank of `comm`, laid out
  * as collc-run does (v-collectives: reverse rank order, gaps of 1..3 bytes).
- * Returns -1 if out of memory. */
+ * Returns -1 if out of memory, WL_ERANGE if a count or displacement would
+ * pass INT_MAX (they are int in the MPI-3 interface: MPI_Alltoallv's and
+ * collrt_bind_*'s arrays). */
+enum { WL_ERANGE = -2 };
 int wl_init(wl_t *w, int op, MPI_Comm comm, long long bytes, wl_dist_t dist, uint64_t seed);
 void wl_free(wl_t *w);
 
