@@ -1,28 +1,44 @@
 #!/bin/sh
 # A rank dies mid-collective (rank_death.c): the job must end, never hang
 # and never report success (docs/runtime-faults.md).
-#   rank_death.sh cleanup|no-cleanup|no-cleanup-mpi MPIEXEC PROGRAM PLAN
-# cleanup: MPICH's launcher as configured by default: it tears the job down
+#   rank_death.sh cleanup|no-cleanup|no-cleanup-mpi MPIEXEC [LAUNCHER_FLAG...] -- PROGRAM PLAN
+# (launcher flags: MPIEXEC_PREFLAGS, e.g. Open MPI's --allow-run-as-root
+# --oversubscribe; docs/open-mpi.md)
+# cleanup: the launcher as configured by default: it tears the job down
 #   when rank 1 exits; the job's exit status must be non-zero.
-# no-cleanup: mpiexec -disable-auto-cleanup, so rank 0 lives on; MPICH 4.0.2
-#   reports nothing about the dead peer (even MPI_Recv from it waits
-#   forever), so COLLRT_TIMEOUT=10 must make collrt_wait fail on rank 0 with
-#   a collrt status. no-cleanup-mpi: the same over MPI point-to-point
-#   (COLLRT_SHM=0), where the error must also name the peer, rank 1.
+# no-cleanup: the launcher lets rank 0 live on (MPICH's Hydra:
+#   -disable-auto-cleanup; Open MPI: --enable-recovery); neither MPI reports
+#   anything about the dead peer (even MPI_Recv from it waits forever), so
+#   COLLRT_TIMEOUT=10 must make collrt_wait fail on rank 0 with a collrt
+#   status. no-cleanup-mpi: the same over MPI point-to-point (COLLRT_SHM=0),
+#   where the error must also name the peer, rank 1.
 # `timeout 60`: a hang fails the test.
-mode=$1 mpiexec=$2 prog=$3 plan=$4
-# -disable-auto-cleanup is Hydra's (MPICH) flag: elsewhere, skip (77)
-if [ "$mode" != cleanup ] && ! "$mpiexec" --version 2>&1 | grep -q HYDRA; then
-  echo "rank_death.sh ($mode): skipped: $mpiexec is not MPICH's Hydra"; exit 77
+mode=$1 mpiexec=$2
+shift 2
+flags=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  flags="$flags $1"
+  shift
+done
+[ $# -gt 0 ] && shift
+prog=$1 plan=$2
+# the launcher's flag that keeps the other ranks alive; unknown: skip (77)
+case "$("$mpiexec" --version 2>&1)" in
+  *HYDRA*) keep=-disable-auto-cleanup ;;
+  *OpenRTE*) keep=--enable-recovery ;;
+  *) keep="" ;;
+esac
+if [ "$mode" != cleanup ] && [ -z "$keep" ]; then
+  echo "rank_death.sh ($mode): skipped: $mpiexec is neither MPICH's Hydra nor Open MPI's"; exit 77
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 case "$mode" in
-  cleanup) timeout 60 "$mpiexec" -n 2 "$prog" "$plan" 4096 >"$out" 2>&1 ;;
-  no-cleanup) timeout 60 env COLLRT_TIMEOUT=10 "$mpiexec" -disable-auto-cleanup -n 2 \
+  cleanup) timeout 60 "$mpiexec" -n 2 $flags "$prog" "$plan" 4096 >"$out" 2>&1 ;;
+  no-cleanup) timeout 60 env COLLRT_TIMEOUT=10 "$mpiexec" $keep -n 2 $flags \
                 "$prog" "$plan" 4096 >"$out" 2>&1 ;;
-  no-cleanup-mpi) timeout 60 env COLLRT_TIMEOUT=10 COLLRT_SHM=0 "$mpiexec" -disable-auto-cleanup \
-                    -n 2 "$prog" "$plan" 4096 >"$out" 2>&1 ;;
+  no-cleanup-mpi) timeout 60 env COLLRT_TIMEOUT=10 COLLRT_SHM=0 "$mpiexec" $keep \
+                    -n 2 $flags "$prog" "$plan" 4096 >"$out" 2>&1 ;;
   *) echo "rank_death.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 rc=$?

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_compat.h" /* Open MPI 4.1: MPI_Alltoall_init is MPIX_Alltoall_init */
+
 static int rank, size, failures;
 
 static void fill(unsigned char *buf, size_t n, int salt) {
