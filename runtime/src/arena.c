@@ -93,9 +93,7 @@ static void sync_window(collrt_arena_t *a) {
 #endif
 
 void collrt_arena_free(collrt_arena_t *a) {
-  release(a);
-  if (a->comm != MPI_COMM_NULL)
-    MPI_Comm_free(&a->comm);
+  release(a); /* a->comm is the communicator state's: not freed here */
   free(a->expected);
   free(a->own);
   free(a->uses);
@@ -114,11 +112,12 @@ collrt_status_t collrt_arena_bind(collrt_coll_t *c, int rpn, collrt_diag_t *diag
     return COLLRT_OK;
   /* the plan's node: ranks r / ranks_per_node (bind's node map checked
    * that MPI puts them on one node when ranks_per_node > 1) */
-  int rc = MPI_Comm_split(c->node.comm, c->rank / rpn, c->rank, &a->comm);
-  if (rc)
-    return collrt_mpi_error(diag, rc, "MPI_Comm_split (the node arena's ranks)");
-  MPI_Comm_set_errhandler(a->comm, MPI_ERRORS_RETURN);
-  int index = 0;
+  collrt_status_t cst = collrt_comm_ctx_arena_comm(c->ctx, c->rank, (unsigned)rpn, &a->comm, diag);
+  if (cst) {
+    a->comm = MPI_COMM_NULL;
+    return cst;
+  }
+  int rc, index = 0;
   MPI_Comm_size(a->comm, &a->size);
   MPI_Comm_rank(a->comm, &index);
   /* this rank's state first, so that a failure joins the collectives */

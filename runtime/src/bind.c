@@ -12,6 +12,7 @@
 
 #include "coll_internal.h"
 #include "diag.h"
+#include "plan_internal.h"
 
 /* The build's one seam for SimGrid SMPI (see collc/wait_policy.h). */
 #ifndef COLLRT_SMPI
@@ -62,6 +63,7 @@ typedef struct bind_args {
   int64_t *arrays; /* scounts, sdispls, rcounts, rdispls (bytes), 4 * size */
   int *ints;       /* 5 * size ints for the counts check */
   collrt_expand_input_t in;
+  collrt_comm_ctx_t *ctx; /* the communicator's state (finish) */
 } bind_args_t;
 
 collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what) {
@@ -300,11 +302,8 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
     return COLLRT_ERR_NOMEM;
   }
   collrt_status_t st = COLLRT_OK;
-  if ((rc = MPI_Comm_dup(a->comm, &xc)) != MPI_SUCCESS) {
-    free(reqs);
-    free(statuses);
-    return collrt_mpi_error(diag, rc, "MPI_Comm_dup (bind-time exchange)");
-  }
+  /* channel 0 of the communicator's duplicate: no plan message uses it */
+  xc = a->ctx->dup;
   MPI_Type_contiguous(3, MPI_INT64_T, &rec);
   MPI_Type_commit(&rec);
   for (int j = 0; j < P && !st; ++j)
@@ -345,7 +344,6 @@ static collrt_status_t send_records(bind_args_t *a, const int64_t *out, const in
   if (rc != MPI_SUCCESS && !st)
     st = collrt_mpi_error(diag, rc, "MPI_Waitall (bind-time exchange records)");
   MPI_Type_free(&rec);
-  MPI_Comm_free(&xc);
   free(reqs);
   free(statuses);
   return st;
@@ -458,8 +456,67 @@ static collrt_status_t agree(MPI_Comm comm, int rank, collrt_status_t st, const 
 
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
+/* The communicator's state (its first bind makes it, collectively), and
+ * one agreement before anything the plan decides is collective: that the
+ * state exists on every rank and every rank binds the same plan. Ranks
+ * that bind different plans would otherwise enter different collectives
+ * (one an arena's, another none) and hang. On failure every rank returns
+ * the same status, having made no other collective call. */
+static collrt_status_t agree_on_plan(bind_args_t *a, collrt_diag_t *diag) {
+  collrt_diag_t cdiag = {{0}};
+  collrt_status_t cst = collrt_comm_ctx_get(a->comm, &a->ctx, &cdiag);
+  size_t len = 0;
+  const uint8_t *bytes = collrt_plan_bytes(a->plan, &len);
+  int64_t digest = bytes ? (int64_t)collrt_crc32(bytes, len) : -1;
+  int64_t mine[4] = {digest, -digest, cst ? ((int64_t)1 << 32) | (uint32_t)a->rank : 0,
+                     cst ? -(int64_t)cst : 0},
+          all[4];
+  int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, a->comm);
+  if (rc != MPI_SUCCESS)
+    return collrt_mpi_error(diag, rc, "MPI_Allreduce (agreement on the plan)");
+  if (all[2]) {
+    if (cst) {
+      if (diag)
+        *diag = cdiag;
+      return cst;
+    }
+    collrt_diag_set(diag, "rank %d could not set up the communicator's runtime state; see its diagnostic",
+                    (int)(all[2] & 0xffffffff));
+    return (collrt_status_t)-all[3];
+  }
+  if (all[0] != -all[1]) {
+    collrt_diag_set(diag, "the ranks bind different plans (rank %d's plan has digest %08llx, others range over %08llx..%08llx); every rank must bind the same plan",
+                    a->rank, (unsigned long long)digest, (unsigned long long)-all[1],
+                    (unsigned long long)all[0]);
+    return COLLRT_ERR_COMM_MISMATCH;
+  }
+  return COLLRT_OK;
+}
+
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
                               collrt_diag_t *diag) {
+  {
+    collrt_status_t pst = agree_on_plan(a, diag);
+    if (pst) {
+      free(a->arrays);
+      free(a->ints);
+      return pst;
+    }
+  }
+  /* the bind's tag channels: the same on every rank (binds are collective
+   * and take them in order); a rank whose live binds still hold one fails
+   * the agreement below */
+  int nfifos = (int)collrt_plan_desc(a->plan)->nfifos;
+  int tagged = collrt_comm_ctx_tagged(a->ctx, nfifos), channel = 0;
+  if (tagged) {
+    collrt_diag_t chdiag = {{0}};
+    collrt_status_t chst = collrt_comm_ctx_channels(a->ctx, nfifos, &channel, &chdiag);
+    if (chst && !st) {
+      st = chst;
+      if (diag)
+        *diag = chdiag;
+    }
+  }
   /* collrt_expand checks that the communicator fits the plan. */
   collrt_coll_t *c = calloc(1, sizeof *c);
   if (c) {
@@ -535,7 +592,7 @@ agree:;
     /* every rank takes part in the node map, whatever its status */
     collrt_node_t node;
     collrt_diag_t ndiag = {{0}};
-    collrt_status_t nst = collrt_node_map(a->comm, a->plan, &node, &ndiag);
+    collrt_status_t nst = collrt_node_map(a->ctx, a->rank, a->size, a->plan, &node, &ndiag);
     if (!nst)
       nst = choose_wait_policy(node.hw_size, c ? &c->wait_policy : NULL, &ndiag);
     if (!st && nst) {
@@ -556,6 +613,8 @@ agree:;
     goto fail;
   }
   if (worst.status != COLLRT_OK) {
+    if (tagged)
+      collrt_comm_ctx_skip(a->ctx, channel, nfifos);
     if (st == COLLRT_OK) {
       st = (collrt_status_t)worst.status;
       collrt_diag_set(diag, "rank %d failed to bind (%s); see its diagnostic",
@@ -570,12 +629,25 @@ agree:;
   c->flags = a->flags;
   c->nfifos = d->nfifos;
   /* Collective from here on: every rank reached this point. */
-  for (int f = 0; f < d->nfifos; ++f) {
-    if ((rc = MPI_Comm_dup(a->comm, &c->fifo_comm[f])) != MPI_SUCCESS) {
-      st = collrt_mpi_error(diag, rc, "MPI_Comm_dup");
-      goto fail;
+  c->ctx = a->ctx;
+  if (tagged) {
+    collrt_comm_ctx_take(a->ctx, channel, d->nfifos);
+    c->channel_base = channel;
+    for (int f = 0; f < d->nfifos; ++f) {
+      c->fifo_comm[f] = a->ctx->dup;
+      c->fifo_tag[f] = collrt_comm_ctx_tag(channel + f, 0);
     }
-    MPI_Comm_set_errhandler(c->fifo_comm[f], MPI_ERRORS_RETURN);
+  } else {
+    /* MPI_TAG_UB leaves no room for channels: a duplicate per FIFO */
+    a->ctx->refs++;
+    c->owns_fifo_comms = 1;
+    for (int f = 0; f < d->nfifos; ++f) {
+      if ((rc = MPI_Comm_dup(a->comm, &c->fifo_comm[f])) != MPI_SUCCESS) {
+        st = collrt_mpi_error(diag, rc, "MPI_Comm_dup");
+        goto fail;
+      }
+      MPI_Comm_set_errhandler(c->fifo_comm[f], MPI_ERRORS_RETURN);
+    }
   }
   /* the node's shared-memory transport, and one more agreement: a rank
    * whose receives found no matching send must not leave its peers waiting */
@@ -751,9 +823,10 @@ void collrt_coll_free(collrt_coll_t *c) {
     collrt_engine_abandon(c);
   collrt_arena_free(&c->arena);
   collrt_node_free(&c->node);
-  for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
-    if (c->fifo_comm[f] != MPI_COMM_NULL)
-      MPI_Comm_free(&c->fifo_comm[f]);
+  if (c->owns_fifo_comms)
+    for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
+      if (c->fifo_comm[f] != MPI_COMM_NULL)
+        MPI_Comm_free(&c->fifo_comm[f]);
   if (c->fq_ready)
     collrt_fq_free(&c->fq);
   if (c->dtype)
@@ -771,5 +844,10 @@ void collrt_coll_free(collrt_coll_t *c) {
   free(c->copy_done);
   free(c->t_issue);
   free(c->t_done);
+  /* last: the node's and arena's communicators above are the state's */
+  if (c->ctx && c->owns_fifo_comms)
+    collrt_comm_ctx_release(c->ctx);
+  else if (c->ctx)
+    collrt_comm_ctx_give_back(c->ctx, c->channel_base, c->nfifos);
   free(c);
 }

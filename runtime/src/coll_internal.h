@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "collc/collrt.h"
+#include "comm_ctx.h"
 #include "copy.h"
 #include "fifo_queue.h"
 
@@ -17,6 +18,9 @@ typedef struct collrt_node {
   MPI_Comm comm;    /* this node's ranks (split further by COLLRT_NODE_SIZE) */
   int size;         /* ranks on the node */
   int *members;     /* comm rank of each local index, ascending */
+  int borrowed;     /* comm and members are the communicator's (comm_ctx.c) */
+  collrt_comm_ctx_t *ctx;   /* whose pools the window is sliced from */
+  collrt_shm_slice_t slice; /* the window: a slice of the state's pools */
   int hw_size;      /* ranks on the physical node (the idle policy's input) */
   /* the transport: */
   int mode;         /* collrt_shm_mode_t */
@@ -42,7 +46,8 @@ typedef struct collrt_node {
 
 /* The node arena of plans with an ARENA statement (arena.c). */
 typedef struct collrt_arena {
-  MPI_Comm comm;       /* the plan's node (MPI_COMM_NULL: no arena) */
+  MPI_Comm comm;       /* the plan's node (MPI_COMM_NULL: no arena); the
+                        * communicator state's (comm_ctx.c), not owned */
   MPI_Win win;         /* MPI_WIN_NULL under SMPI (plain memory) */
   int size;            /* ranks sharing it */
   void *block;         /* SMPI: the node's allocation, owned by index 0 */
@@ -68,7 +73,15 @@ struct collrt_coll {
   unsigned flags;
   int scratch_shared; /* scratch from SMPI_SHARED_MALLOC (bind.c) */
   int nfifos;
-  MPI_Comm fifo_comm[COLLRT_MAX_FIFOS]; /* one private duplicate per FIFO */
+  /* Where each FIFO's messages go: the communicator state's duplicate with
+   * the bind's tag channels (fifo_tag[f] is added to every plan tag), or,
+   * where MPI_TAG_UB leaves no room for channels, a duplicate per FIFO
+   * owned by the bind (owns_fifo_comms). */
+  MPI_Comm fifo_comm[COLLRT_MAX_FIFOS];
+  int fifo_tag[COLLRT_MAX_FIFOS];
+  int owns_fifo_comms;
+  collrt_comm_ctx_t *ctx; /* the communicator's state (a reference) */
+  int channel_base;       /* the bind's first tag channel, if it has channels */
   uint8_t *buf[COLLRT_BUF_COUNT_];      /* send, receive, scratch (owned) */
   collrt_steps_t steps;
   MPI_Datatype *dtype; /* per step: a gathered message's layout, or NULL array */
@@ -120,7 +133,8 @@ void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte);
  * r must share a node with exactly the ranks r / rpn * rpn ... + rpn - 1.
  * A failed check is COLLRT_ERR_COMM_MISMATCH naming what MPI reported; `node` is set
  * up (and must be freed) whatever the status. */
-collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt_node_t *node,
+collrt_status_t collrt_node_map(const collrt_comm_ctx_t *ctx, int rank, int size,
+                                const collrt_plan_t *plan, collrt_node_t *node,
                                 collrt_diag_t *diag);
 void collrt_node_free(collrt_node_t *node);
 

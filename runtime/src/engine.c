@@ -212,12 +212,15 @@ static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collr
     if (s->kind == COLLRT_STEP_SEND) {
 #ifdef COLLRT_SMPI
       if (s->len < COLLRT_SMPI_EAGER && smpi_issend_eager())
-        rc = MPI_Issend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
+        rc = MPI_Issend(base, count, type, s->peer, s->tag + c->fifo_tag[s->fifo],
+                        c->fifo_comm[s->fifo], r);
       else
 #endif
-        rc = MPI_Isend(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
+        rc = MPI_Isend(base, count, type, s->peer, s->tag + c->fifo_tag[s->fifo],
+                       c->fifo_comm[s->fifo], r);
     } else
-      rc = MPI_Irecv(base, count, type, s->peer, s->tag, c->fifo_comm[s->fifo], r);
+      rc = MPI_Irecv(base, count, type, s->peer, s->tag + c->fifo_tag[s->fifo],
+                     c->fifo_comm[s->fifo], r);
     if (rc != MPI_SUCCESS)
       return mpi_fail(diag, rc, s->kind == COLLRT_STEP_SEND ? "MPI_Isend" : "MPI_Irecv", s);
     c->req_step[c->nactive++] = i;

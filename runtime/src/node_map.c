@@ -50,43 +50,17 @@ static collrt_status_t check_layout(const collrt_node_t *node, int rank, int siz
   return COLLRT_ERR_COMM_MISMATCH;
 }
 
-collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt_node_t *node,
+collrt_status_t collrt_node_map(const collrt_comm_ctx_t *ctx, int rank, int size,
+                                const collrt_plan_t *plan, collrt_node_t *node,
                                 collrt_diag_t *diag) {
   memset(node, 0, sizeof *node);
-  node->comm = MPI_COMM_NULL;
   node->win = MPI_WIN_NULL;
-  node->size = node->hw_size = 1;
-  int rank = 0, size = 1, rc;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  MPI_Comm hw;
-  /* key = rank: local indices follow the communicator's order */
-  if ((rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &hw)))
-    return collrt_mpi_error(diag, rc, "MPI_Comm_split_type (the node of each rank)");
-  int hw_index = 0;
-  MPI_Comm_size(hw, &node->hw_size);
-  MPI_Comm_rank(hw, &hw_index);
-  /* COLLRT_NODE_SIZE: 0 if unset; a malformed one is this rank's error
-   * (env.c), reported once every rank has split */
-  long long knob = 0;
-  collrt_diag_t knob_diag = {{0}};
-  collrt_status_t knob_st = collrt_env_int("COLLRT_NODE_SIZE", &knob, &knob_diag);
-  /* every rank splits, whatever its knob says, so that none is left waiting */
-  rc = MPI_Comm_split(hw, knob > 0 ? hw_index / (int)knob : 0, hw_index, &node->comm);
-  MPI_Comm_free(&hw);
-  if (rc)
-    return collrt_mpi_error(diag, rc, "MPI_Comm_split (COLLRT_NODE_SIZE groups)");
-  MPI_Comm_size(node->comm, &node->size);
-  if (!(node->members = malloc((size_t)node->size * sizeof *node->members))) {
-    collrt_diag_set(diag, "cannot allocate the node map (%d ranks)", node->size);
-    return COLLRT_ERR_NOMEM;
-  }
-  if ((rc = MPI_Allgather(&rank, 1, MPI_INT, node->members, 1, MPI_INT, node->comm)))
-    return collrt_mpi_error(diag, rc, "MPI_Allgather (the ranks of this node)");
-  if (knob_st) {
-    collrt_diag_set(diag, "%s", knob_diag.message);
-    return knob_st;
-  }
+  /* the communicator's map, borrowed: made once per communicator */
+  node->comm = ctx->node_comm;
+  node->size = ctx->node_size;
+  node->hw_size = ctx->hw_size;
+  node->members = ctx->members;
+  node->borrowed = 1;
   unsigned rpn = collrt_plan_desc(plan)->ranks_per_node;
   return rpn > 1 ? check_layout(node, rank, size, rpn, diag) : COLLRT_OK;
 }
@@ -94,9 +68,11 @@ collrt_status_t collrt_node_map(MPI_Comm comm, const collrt_plan_t *plan, collrt
 void collrt_node_free(collrt_node_t *node) {
   collrt_shm_free(node);
   collrt_node_bell_free(node);
-  if (node->comm != MPI_COMM_NULL)
-    MPI_Comm_free(&node->comm);
-  free(node->members);
+  if (!node->borrowed) {
+    if (node->comm != MPI_COMM_NULL)
+      MPI_Comm_free(&node->comm);
+    free(node->members);
+  }
   free(node->peer);
   free(node->desc);
   free(node->pending);

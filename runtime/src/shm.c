@@ -148,26 +148,17 @@ void collrt_ring(uint64_t bell) {
 static uint64_t doorbell_new(void) { return 0; }
 static void doorbell_free(uint64_t bell) { (void)bell; }
 void collrt_ring(uint64_t bell) { (void)bell; }
+/* The window is a slice of the communicator state's shared memory
+ * (comm_ctx.c): a bind creates no MPI window. Every rank of the node asks
+ * for the largest part any of them needs. */
 static int win_allocate(collrt_node_t *n, MPI_Aint bytes) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  int rc = MPI_Win_allocate_shared(bytes, 1, info, n->comm, &n->mine, &n->win);
-  MPI_Info_free(&info);
-  if (rc) {
-    n->win = MPI_WIN_NULL;
-    n->mine = NULL;
+  long long want = (long long)bytes, most = 0;
+  int rc = MPI_Allreduce(&want, &most, 1, MPI_LONG_LONG, MPI_MAX, n->comm);
+  if (rc)
     return rc;
-  }
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, n->win); /* held for the window's life */
   if (!(n->peer = calloc((size_t)n->size, sizeof *n->peer)))
     return MPI_ERR_NO_MEM;
-  for (int j = 0; j < n->size && !rc; ++j) {
-    MPI_Aint size = 0;
-    int unit = 0;
-    rc = MPI_Win_shared_query(n->win, j, &size, &unit, &n->peer[j]);
-  }
-  return rc;
+  return collrt_comm_ctx_shm_alloc(n->ctx, (size_t)most, &n->slice, &n->mine, n->peer, &n->win);
 }
 static void win_sync(collrt_node_t *n) { MPI_Win_sync(n->win); }
 static int win_unified(collrt_node_t *n) {
@@ -176,9 +167,9 @@ static int win_unified(collrt_node_t *n) {
          !model || *model == MPI_WIN_UNIFIED;
 }
 static void win_release(collrt_node_t *n) {
-  if (n->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(n->win);
-    MPI_Win_free(&n->win);
+  if (n->slice.pool) {
+    MPI_Barrier(n->comm); /* nobody reads a window after it is gone */
+    collrt_comm_ctx_shm_free(n->ctx, &n->slice);
   }
 }
 static int64_t process_id(void) { return (int64_t)getpid(); }
@@ -465,6 +456,7 @@ static int node_rank(const collrt_node_t *n) {
 collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   n->mode = COLLRT_SHM_OFF;
+  n->ctx = c->ctx;
   shm_settings_t set;
   collrt_status_t bad = read_settings(&set, diag);
   if (n->size == 1) {

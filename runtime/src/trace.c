@@ -44,12 +44,13 @@ collrt_status_t collrt_trace_write(const collrt_coll_t *c, const char *path,
   }
   double base = 0;
   MPI_Allreduce((void *)&c->t_start, &base, 1, MPI_DOUBLE, MPI_MIN, c->comm);
-  /* The token travels on FIFO 0's private communicator: no run is under
+  /* The token travels on FIFO 0's communicator and tags: no run is under
    * way, so it cannot meet a plan's message. */
   MPI_Comm ring = c->fifo_comm[0];
+  int tag = c->fifo_tag[0];
   int ok = 1, failed_at = -1;
   if (c->rank > 0)
-    MPI_Recv(&ok, 1, MPI_INT, c->rank - 1, 0, ring, MPI_STATUS_IGNORE);
+    MPI_Recv(&ok, 1, MPI_INT, c->rank - 1, tag, ring, MPI_STATUS_IGNORE);
   if (ok) {
     FILE *fp = fopen(path, c->rank ? "a" : "w");
     if (fp) {
@@ -66,7 +67,7 @@ collrt_status_t collrt_trace_write(const collrt_coll_t *c, const char *path,
       failed_at = c->rank;
   }
   if (c->rank + 1 < c->size)
-    MPI_Send(&ok, 1, MPI_INT, c->rank + 1, 0, ring);
+    MPI_Send(&ok, 1, MPI_INT, c->rank + 1, tag, ring);
   int first_failure = failed_at < 0 ? c->size : failed_at, worst = c->size;
   MPI_Allreduce(&first_failure, &worst, 1, MPI_INT, MPI_MIN, c->comm);
   if (worst < c->size) {

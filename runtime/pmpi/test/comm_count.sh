@@ -1,0 +1,15 @@
+#!/bin/sh
+# comm_count.sh LIB PLANS -- MPIEXEC...: runs dup_loop natively and with
+# LIB preloaded (serving it from PLANS); passes when the preloaded run
+# keeps at least 99% of the communicators the native run gets and serves
+# every call.
+lib=$1 plans=$2
+shift 3
+native=$("$@" 2>&1 | sed -n 's/^communicators: //p')
+out=$(env COLLC_PLANS="$plans" COLLC_VERBOSE=1 LD_PRELOAD="$lib" "$@" 2>&1)
+served=$(printf '%s\n' "$out" | sed -n 's/^communicators: //p')
+calls=$(printf '%s\n' "$out" | sed -n 's/.*rank 0: \([0-9]*\) calls served.*/\1/p')
+echo "comm_count: native $native communicators, preloaded $served ($calls calls served)"
+[ -n "$native" ] && [ -n "$served" ] && [ "$calls" = "$served" ] &&
+  [ $((served * 100)) -ge $((native * 99)) ] || { echo "comm_count: FAILED"; exit 1; }
+echo "comm_count: ok"
