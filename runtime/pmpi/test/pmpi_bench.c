@@ -2,8 +2,11 @@
  * libcollc_pmpi (preloaded: after the first call every call is a cache hit)
  * or, with --collrt PLAN, through collrt_start/wait on one bind (the plan's
  * own cost, without the cache's agreement and rebind); with --agreement,
- * only the allreduce a cache hit starts with (6 int64, MPI_MAX).
- *   pmpi_bench [--collrt PLAN | --agreement] BYTES_PER_BLOCK ITERS
+ * only the allreduce an agreed (v-collective) hit starts with; with
+ * --fresh-counts, MPI_Alltoallv whose counts change on every call (rank s
+ * sends (s + d + i) mod (2 B + 1) bytes to rank d on call i: B bytes on
+ * average, never the same pattern twice in a row).
+ *   pmpi_bench [--collrt PLAN | --agreement | --fresh-counts] BYTES_PER_BLOCK ITERS
  * Prints the mean time per call on rank 0. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,19 +18,24 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const char *plan_path = NULL;
   int a = 1;
-  int agreement = 0;
+  int agreement = 0, fresh = 0;
   if (argc > 2 && !strcmp(argv[1], "--collrt"))
     plan_path = argv[2], a = 3;
   else if (argc > 1 && !strcmp(argv[1], "--agreement"))
     agreement = 1, a = 2;
+  else if (argc > 1 && !strcmp(argv[1], "--fresh-counts"))
+    fresh = 1, a = 2;
   if (argc != a + 2) {
-    fprintf(stderr, "usage: pmpi_bench [--collrt PLAN | --agreement] BYTES_PER_BLOCK ITERS\n");
+    fprintf(stderr, "usage: pmpi_bench [--collrt PLAN | --agreement | --fresh-counts] BYTES_PER_BLOCK ITERS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int bytes = atoi(argv[a]), iters = atoi(argv[a + 1]), rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  char *send = calloc((size_t)size * bytes + 1, 1), *recv = calloc((size_t)size * bytes + 1, 1);
+  size_t cap = (size_t)size * (fresh ? 2 * bytes + 1 : bytes) + 1;
+  char *send = calloc(cap, 1), *recv = calloc(cap, 1);
+  int *counts = calloc(4 * (size_t)size, sizeof *counts);
+  int *sc = counts, *sd = counts + size, *rc = counts + 2 * size, *rd = counts + 3 * size;
   collrt_plan_t *plan = NULL;
   collrt_coll_t *coll = NULL;
   collrt_diag_t diag = {{0}};
@@ -46,6 +54,17 @@ int main(int argc, char **argv) {
     if (agreement) {
       int64_t mine[6] = {rank, 0, 0, bytes, 1, -1}, all[6];
       PMPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    } else if (fresh) {
+      int at = 0, rat = 0;
+      for (int d = 0; d < size; ++d) {
+        sc[d] = (rank + d + i + 1) % (2 * bytes + 1);
+        sd[d] = at;
+        at += sc[d];
+        rc[d] = (d + rank + i + 1) % (2 * bytes + 1);
+        rd[d] = rat;
+        rat += rc[d];
+      }
+      MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
     } else if (coll) {
       collrt_start(coll, &diag);
       collrt_wait(coll, &diag);
@@ -61,6 +80,7 @@ int main(int argc, char **argv) {
   collrt_plan_free(plan);
   free(send);
   free(recv);
+  free(counts);
   MPI_Finalize();
   return 0;
 }
