@@ -19,6 +19,8 @@ static void cache_free(pmpi_cache_t *c) {
   for (int k = 0; k < PMPI_CLASSES; ++k)
     for (int i = 0; i < c->nentries[k]; ++i)
       pmpi_entry_release(c->entries[k][i]);
+  for (int op = 0; op < 8; ++op)
+    pmpi_entry_release(c->flex[op]);
   if (c->prev)
     c->prev->next = c->next;
   else
@@ -142,6 +144,24 @@ pmpi_entry_t *pmpi_cache_put(pmpi_cache_t *c, int klass, const pmpi_key_t *key,
   if (slot < c->nentries[klass] && slots[slot] && slots[slot] != e)
     pmpi_entry_release(slots[slot]);
   slots[slot] = e;
+  return e;
+}
+
+pmpi_entry_t *pmpi_cache_flex(pmpi_cache_t *c, int op, int idx, collrt_coll_t *coll,
+                              int64_t gen) {
+  pmpi_entry_t *e = calloc(1, sizeof *e);
+  if (!e) {
+    collrt_coll_free(coll);
+    return NULL;
+  }
+  e->op = op;
+  e->coll = coll;
+  e->gen = gen;
+  e->refs = 1;
+  /* a run still using the old one keeps it alive */
+  pmpi_entry_release(c->flex[op]);
+  c->flex[op] = e;
+  c->flex_plan[op] = idx;
   return e;
 }
 

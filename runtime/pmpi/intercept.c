@@ -1,6 +1,7 @@
 /* The intercepted MPI functions: each turns its arguments into a call that
  * serve.c runs with a plan, or hands them unchanged to its PMPI_ twin. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +24,20 @@ static int env_flag(const char *name) {
   return v && *v ? atoi(v) : 0;
 }
 
+static void named_types_init(void);
+
 static void init(void) {
   g_pmpi.keyval = MPI_KEYVAL_INVALID;
+  /* COLLC_TIMEOUT is the runtime's COLLRT_TIMEOUT for preloaded programs */
+  const char *timeout = getenv("COLLC_TIMEOUT");
+  if (timeout && *timeout && !getenv("COLLRT_TIMEOUT"))
+    setenv("COLLRT_TIMEOUT", timeout, 0);
   g_pmpi.verbose = env_flag("COLLC_VERBOSE");
   g_pmpi.strict = env_flag("COLLC_STRICT");
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
   g_pmpi.multiple = level == MPI_THREAD_MULTIPLE;
+  named_types_init();
   pmpi_plans_load(&g_pmpi.plans, getenv("COLLC_PLANS"), warn);
   g_pmpi.ready = 1;
 }
@@ -127,8 +135,38 @@ static void check_types(pmpi_call_t *call, MPI_Datatype stype, MPI_Datatype rtyp
   call->type = stype;
 }
 
+/* The predefined types an application passes most, with their sizes,
+ * read once (init): a served call then asks MPI nothing about its types.
+ * Handles of predefined types never change; those of derived ones may be
+ * reused after MPI_Type_free, so those are always asked. */
+enum { NAMED_TYPES = 16 };
+static struct { MPI_Datatype type; int size; } named[NAMED_TYPES];
+static int nnamed;
+
+static void named_types_init(void) {
+  MPI_Datatype list[NAMED_TYPES] = {MPI_BYTE,      MPI_CHAR,   MPI_UNSIGNED_CHAR, MPI_SHORT,
+                                    MPI_INT,       MPI_UNSIGNED, MPI_LONG,        MPI_UNSIGNED_LONG,
+                                    MPI_LONG_LONG, MPI_FLOAT,  MPI_DOUBLE,        MPI_INT32_T,
+                                    MPI_INT64_T,   MPI_UINT64_T, MPI_C_DOUBLE_COMPLEX, MPI_C_FLOAT_COMPLEX};
+  for (int k = 0; k < NAMED_TYPES; ++k) {
+    named[k].type = list[k];
+    PMPI_Type_size(list[k], &named[k].size);
+  }
+  nnamed = NAMED_TYPES;
+}
+
+/* The size of t if it is one of the predefined types above, else -1. */
+static int named_size(MPI_Datatype t) {
+  for (int k = 0; k < nnamed; ++k)
+    if (named[k].type == t)
+      return named[k].size;
+  return -1;
+}
+
 /* Whether the bytes of `count` elements of t are its memory, in order. */
 static int moves_as_bytes(MPI_Datatype t) {
+  if (named_size(t) > 0)
+    return 1;
   int size = 0;
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_size(t, &size);
@@ -148,7 +186,8 @@ static void check_in_place(pmpi_call_t *call, const void *sendbuf) {
 static void begin(pmpi_call_t *call, const char *what, int op, MPI_Comm comm,
                   const void *sendbuf, void *recvbuf) {
   pmpi_init_once();
-  memset(call, 0, sizeof *call);
+  memset(call, 0, offsetof(pmpi_call_t, local_msg));
+  call->local_msg[0] = 0;
   call->what = what;
   call->comm = comm;
   call->key.op = op;
@@ -176,9 +215,10 @@ static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *se
                              MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLTOALL, comm, sendbuf, recvbuf);
   int ss = 0, rs = 0;
-  if (sendtype != MPI_DATATYPE_NULL && sendbuf != MPI_IN_PLACE)
+  if (sendtype != MPI_DATATYPE_NULL && sendbuf != MPI_IN_PLACE &&
+      (ss = named_size(sendtype)) < 0)
     PMPI_Type_size(sendtype, &ss);
-  if (recvtype != MPI_DATATYPE_NULL)
+  if (recvtype != MPI_DATATYPE_NULL && (rs = named_size(recvtype)) < 0)
     PMPI_Type_size(recvtype, &rs);
   int64_t sbytes = (int64_t)sendcount * ss, rbytes = (int64_t)recvcount * rs;
   call->block = rbytes;

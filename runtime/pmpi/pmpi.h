@@ -71,7 +71,8 @@ enum { PMPI_CACHE_ENTRIES = 16, PMPI_SAID_MAX = 32 };
  * hit needs no agreement; its class's eviction order is the same on every
  * rank. The v-collectives' keys (count arrays) differ between ranks, so
  * their hits are agreed (serve.c). */
-enum { PMPI_CLASS_UNIFORM = 0, PMPI_CLASS_AGREED = 1, PMPI_CLASSES = 2 };
+enum { PMPI_CLASS_UNIFORM = 0, PMPI_CLASS_AGREED = 1, PMPI_CLASSES = 2,
+       PMPI_CLASS_FLEX = 3 /* not in entries[]: the per-op recounting collective */ };
 
 /* What identifies a call on this rank: op, type size and the count and
  * displacement arrays, in up to four pieces. */
@@ -110,6 +111,11 @@ typedef struct pmpi_cache {
   int nentries[PMPI_CLASSES];
   int64_t next_gen;
   uint64_t clock;
+  /* Per v-collective (COLLRT_OP_*): the collective bound with
+   * COLLRT_BIND_LOCAL_COUNTS that serves every count pattern of its plan
+   * by a local recount, and that plan's index in the set. */
+  pmpi_entry_t *flex[8]; /* indexed by COLLRT_OP_* */
+  int flex_plan[8];
   /* agreed once, when the cache is created (the communicator's first
    * intercepted collective): whether every rank loaded the same plans */
   int plans_agree;
@@ -128,6 +134,10 @@ pmpi_entry_t *pmpi_cache_find(pmpi_cache_t *cache, int klass, const pmpi_key_t *
  * of coll even on failure. Returns the entry, or NULL. */
 pmpi_entry_t *pmpi_cache_put(pmpi_cache_t *cache, int klass, const pmpi_key_t *key,
                              collrt_coll_t *coll, int64_t gen);
+/* Makes coll the recounting collective of `op` (plan index idx),
+ * replacing the previous one. Returns the entry, or NULL. */
+pmpi_entry_t *pmpi_cache_flex(pmpi_cache_t *cache, int op, int idx, collrt_coll_t *coll,
+                              int64_t gen);
 /* Drops a reference; the last one frees the entry and its collective. */
 void pmpi_entry_release(pmpi_entry_t *e);
 /* Frees every cache still attached (before MPI_Finalize). */
@@ -188,7 +198,6 @@ typedef struct pmpi_call {
    * per contribution): plans are matched on the largest over all ranks */
   int64_t block;
   pmpi_reason_t local_reason; /* a reason found on this rank alone */
-  char local_msg[256];
   /* bind arguments */
   int count, sendcount;
   const int *sc, *sd, *rc, *rd;
@@ -204,6 +213,8 @@ typedef struct pmpi_call {
   /* MPI_I*: start the run and hand back its request */
   int nonblocking;
   MPI_Request *request;
+  int recount; /* runs on a recounting collective: recount to this call's counts */
+  char local_msg[256]; /* last: set only with local_reason (not cleared per call) */
 } pmpi_call_t;
 
 /* Runs the call with a plan (returns MPI_SUCCESS or the error handler's
@@ -227,6 +238,10 @@ struct pmpi_run {
   int scount, rcount;   /* elements of the whole buffers: count * P */
   void *packed_send, *packed_recv;
   int64_t packed_bytes;
+  /* a v-collective on a LOCAL_COUNTS collective: recount at start */
+  int recount, op, sendcount;
+  const int *sc, *sd, *rc, *rd;
+  MPI_Datatype type;
   int state;
   collrt_diag_t diag;   /* state FAILED */
   pmpi_run_t *next;     /* in its entry's queue */

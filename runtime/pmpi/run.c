@@ -14,6 +14,7 @@
  * (the runtime's engine advances every started collective; pmpi_progress
  * harvests the ones that ended and starts what queued behind them). */
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,11 @@ static void untrack(pmpi_run_t *r) {
 int pmpi_runs_in_flight(void) { return ninflight; }
 
 int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collrt_coll_t *owned) {
-  memset(r, 0, sizeof *r);
+  /* every field but the diagnostic (written only on failure): a served
+   * call costs no 512-byte clear */
+  memset(r, 0, offsetof(pmpi_run_t, diag));
+  r->diag.message[0] = 0;
+  r->next = NULL;
   r->coll = e ? e->coll : owned;
   r->entry = e;
   r->what = call->what;
@@ -55,6 +60,11 @@ int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collr
   r->sendbuf = call->sendbuf;
   r->recvbuf = call->recvbuf;
   r->state = PMPI_RUN_IDLE;
+  r->op = call->key.op;
+  r->recount = call->recount;
+  r->sendcount = call->sendcount;
+  r->sc = call->sc, r->sd = call->sd, r->rc = call->rc, r->rd = call->rd;
+  r->type = call->type;
   if (call->pack) {
     r->pack = 1;
     r->stype = call->stype;
@@ -118,13 +128,22 @@ static void unpack_recv(pmpi_run_t *r) {
 
 /* Starts r on its collective, which is idle. */
 static void start(pmpi_run_t *r) {
-  collrt_diag_t diag = {{0}};
+  collrt_diag_t diag; /* written only on failure: not cleared per call */
+  diag.message[0] = 0;
   const void *sb = r->pack ? r->packed_send : r->sendbuf;
   void *rb = r->pack ? r->packed_recv : r->recvbuf;
   if (r->pack && !pack_send(r))
     return;
   pmpi_busy++;
-  collrt_status_t st = collrt_coll_rebind(r->coll, sb, rb, &diag);
+  collrt_status_t st;
+  if (!r->recount)
+    st = collrt_coll_rebind(r->coll, sb, rb, &diag);
+  else if (r->op == COLLRT_OP_ALLTOALLV)
+    st = collrt_coll_recount_alltoallv(r->coll, sb, r->sc, r->sd, rb, r->rc, r->rd, r->type,
+                                       &diag);
+  else
+    st = collrt_coll_recount_allgatherv(r->coll, sb, r->sendcount, rb, r->rc, r->rd, r->type,
+                                        &diag);
   if (!st)
     st = collrt_start(r->coll, &diag);
   pmpi_busy--;
@@ -185,7 +204,8 @@ static void ended(pmpi_run_t *r, collrt_status_t st, const collrt_diag_t *diag) 
 static void harvest(pmpi_run_t *r) {
   if (r->state != PMPI_RUN_RUNNING)
     return;
-  collrt_diag_t diag = {{0}};
+  collrt_diag_t diag; /* written only on failure: not cleared per call */
+  diag.message[0] = 0;
   int done = 0;
   pmpi_busy++;
   collrt_status_t st = collrt_test(r->coll, &done, &diag);
@@ -229,7 +249,8 @@ int pmpi_run_wait(pmpi_run_t *r) {
   while (r->state == PMPI_RUN_QUEUED || r->state == PMPI_RUN_RUNNING) {
     if (r->state == PMPI_RUN_RUNNING && ninflight == 1) {
       /* alone: the runtime's wait, with its idle policy */
-      collrt_diag_t diag = {{0}};
+      collrt_diag_t diag; /* written only on failure: not cleared per call */
+      diag.message[0] = 0;
       pmpi_busy++;
       collrt_status_t st = collrt_wait(r->coll, &diag);
       pmpi_busy--;

@@ -19,19 +19,19 @@
 
 #include "pmpi.h"
 
-static collrt_status_t bind(pmpi_call_t *call, const collrt_plan_t *plan, collrt_coll_t **out,
-                            collrt_diag_t *diag) {
+static collrt_status_t bind(pmpi_call_t *call, const collrt_plan_t *plan, unsigned flags,
+                            collrt_coll_t **out, collrt_diag_t *diag) {
   switch (call->key.op) {
   case COLLRT_OP_ALLTOALL:
     /* in bytes: the block is what every rank agrees on, whatever its types */
     return collrt_bind_alltoall(plan, call->comm, call->sendbuf, call->recvbuf,
-                                (int)call->block, MPI_BYTE, 0, out, diag);
+                                (int)call->block, MPI_BYTE, flags, out, diag);
   case COLLRT_OP_ALLTOALLV:
     return collrt_bind_alltoallv(plan, call->comm, call->sendbuf, call->sc, call->sd,
-                                 call->recvbuf, call->rc, call->rd, call->type, 0, out, diag);
+                                 call->recvbuf, call->rc, call->rd, call->type, flags, out, diag);
   default:
     return collrt_bind_allgatherv(plan, call->comm, call->sendbuf, call->sendcount,
-                                  call->recvbuf, call->rc, call->rd, call->type, 0, out, diag);
+                                  call->recvbuf, call->rc, call->rd, call->type, flags, out, diag);
   }
 }
 
@@ -74,7 +74,8 @@ static int bind_and_run(pmpi_call_t *call, pmpi_cache_t *cache, int klass, int i
   const pmpi_plan_t *p = &g_pmpi.plans.plans[idx];
   collrt_coll_t *coll = NULL;
   collrt_diag_t diag = {{0}};
-  collrt_status_t st = bind(call, p->plan, &coll, &diag);
+  unsigned flags = klass == PMPI_CLASS_FLEX ? COLLRT_BIND_LOCAL_COUNTS : 0;
+  collrt_status_t st = bind(call, p->plan, flags, &coll, &diag);
   /* every rank counts every bind, failed or not: binds agree on the outcome */
   int64_t g = cache->next_gen++;
   if (st) {
@@ -93,7 +94,8 @@ static int bind_and_run(pmpi_call_t *call, pmpi_cache_t *cache, int klass, int i
     return MPI_SUCCESS;
   }
   g_pmpi.stats.binds++;
-  pmpi_entry_t *e = pmpi_cache_put(cache, klass, &call->key, coll, g);
+  pmpi_entry_t *e = klass == PMPI_CLASS_FLEX ? pmpi_cache_flex(cache, call->key.op, idx, coll, g)
+                                             : pmpi_cache_put(cache, klass, &call->key, coll, g);
   if (!e) {
     fprintf(stderr, "collc_pmpi: %s: out of memory for the plan cache\n", call->what);
     PMPI_Comm_call_errhandler(call->comm, MPI_ERR_NO_MEM);
@@ -136,18 +138,29 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
   return bind_and_run(call, cache, PMPI_CLASS_UNIFORM, idx, out_fallback);
 }
 
-/* The v-collectives: agreed in one allreduce. */
+/* Whether a plan can serve every count pattern from one bind, by a local
+ * recount (no bind-time exchange, no node arena to set up again). */
+static int recounts(const collrt_plan_t *plan) {
+  return !collrt_plan_has_exchange(plan) && !collrt_plan_has_arena(plan);
+}
+
+/* The v-collectives: agreed in one allreduce. A plan that recounts serves
+ * every count pattern from one collective per communicator and op (a
+ * sample sort's counts change every call); others are cached per pattern. */
 static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallback) {
-  int rank = cache->rank;
+  int rank = cache->rank, op = call->key.op;
   /* a persistent request owns its bind: it never takes a cached one */
   pmpi_entry_t *hit = call->local_reason || call->persistent
                           ? NULL
                           : pmpi_cache_find(cache, PMPI_CLASS_AGREED, &call->key);
-  int64_t gen = hit ? hit->gen : -1;
-  /* reason and its rank; bind number (max, -min); largest block */
-  int64_t mine[4] = {((int64_t)call->local_reason << 32) | rank, gen, -gen, call->block};
-  int64_t all[4];
-  int rc = PMPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, call->comm);
+  pmpi_entry_t *flex = call->local_reason || call->persistent ? NULL : cache->flex[op];
+  int64_t gen = hit ? hit->gen : -1, fgen = flex ? flex->gen : -1;
+  /* reason and its rank; bind number (max, -min) of the pattern's entry
+   * and of the op's recounting entry; largest block */
+  int64_t mine[6] = {((int64_t)call->local_reason << 32) | rank, gen, -gen, fgen, -fgen,
+                     call->block};
+  int64_t all[6];
+  int rc = PMPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MAX, call->comm);
   if (rc != MPI_SUCCESS)
     return rc;
   pmpi_reason_t reason = (pmpi_reason_t)(all[0] >> 32);
@@ -173,12 +186,20 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
     g_pmpi.stats.hits++;
     return run_on(call, hit, out_fallback);
   }
-  int idx = pmpi_plans_match(&g_pmpi.plans, call->key.op, cache->size, all[3], msg, sizeof msg);
+  int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, all[5], msg, sizeof msg);
   if (idx < 0) {
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
     return MPI_SUCCESS;
   }
-  return bind_and_run(call, cache, PMPI_CLASS_AGREED, idx, out_fallback);
+  if (call->persistent || !recounts(g_pmpi.plans.plans[idx].plan))
+    return bind_and_run(call, cache, PMPI_CLASS_AGREED, idx, out_fallback);
+  if (all[3] >= 0 && all[3] == -all[4] && cache->flex_plan[op] == idx) {
+    /* every rank holds the same recounting collective of this plan */
+    g_pmpi.stats.hits++;
+    call->recount = 1;
+    return run_on(call, flex, out_fallback);
+  }
+  return bind_and_run(call, cache, PMPI_CLASS_FLEX, idx, out_fallback);
 }
 
 int pmpi_serve(pmpi_call_t *call, int *out_fallback) {

@@ -64,6 +64,7 @@ typedef struct bind_args {
   int *ints;       /* 5 * size ints for the counts check */
   collrt_expand_input_t in;
   collrt_comm_ctx_t *ctx; /* the communicator's state (finish) */
+  int op;                 /* COLLRT_OP_* of the call */
 } bind_args_t;
 
 collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what) {
@@ -456,6 +457,90 @@ static collrt_status_t agree(MPI_Comm comm, int rank, collrt_status_t st, const 
 
 /* Expands (if the local checks passed), agrees on the outcome with every
  * rank, and builds the handle. */
+/* The engine's state for the expanded steps: buffers, scratch, request and
+ * copy arrays sized by what can be in flight, datatypes (unless the plan
+ * has an arena: those wait for its mapping), FIFO queues. Shared by bind
+ * and recount. */
+static collrt_status_t build_engine(collrt_coll_t *c, const bind_args_t *a, collrt_diag_t *diag) {
+  collrt_status_t st = COLLRT_OK;
+  {
+    const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
+    size_t n = c->steps.count;
+    c->buf[COLLRT_BUF_SEND] = (uint8_t *)(uintptr_t)a->sendbuf;
+    c->buf[COLLRT_BUF_RECV] = a->recvbuf;
+    c->buf[COLLRT_BUF_SCRATCH] = scratch_alloc(
+        c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1, &c->scratch_shared);
+    /* Requests in flight never exceed the FIFO windows (unless a window is
+     * unbounded), nor copies under way the copy steps: size the engine's
+     * arrays by that, not by every step. */
+    size_t nreq = 0, ncopy = 0;
+    for (int f = 0; f < d->nfifos; ++f)
+      nreq += d->fifos[f].recv_depth ? (size_t)d->fifos[f].send_depth + d->fifos[f].recv_depth : n;
+    if (nreq > n)
+      nreq = n;
+    for (size_t i = 0; i < n; ++i)
+      ncopy += c->steps.steps[i].kind == COLLRT_STEP_COPY;
+    c->reqs = malloc((nreq + 1) * sizeof *c->reqs);
+    c->req_step = malloc((nreq + 1) * sizeof *c->req_step);
+    c->indices = malloc((nreq + 1) * sizeof *c->indices);
+    c->statuses = malloc((nreq + 1) * sizeof *c->statuses);
+    c->copy_step = malloc((ncopy + 1) * sizeof *c->copy_step);
+    c->copy_done = malloc((ncopy + 1) * sizeof *c->copy_done);
+    if (a->flags & COLLRT_BIND_TRACE) {
+      c->t_issue = calloc(n + 1, sizeof *c->t_issue);
+      c->t_done = calloc(n + 1, sizeof *c->t_done);
+    }
+    if (!c->buf[COLLRT_BUF_SCRATCH] || !c->reqs || !c->req_step || !c->indices || !c->statuses ||
+        !c->copy_step || !c->copy_done ||
+        ((a->flags & COLLRT_BIND_TRACE) && (!c->t_issue || !c->t_done))) {
+      collrt_diag_set(diag, "cannot allocate %lld scratch bytes and state for %zu steps",
+                      (long long)c->steps.scratch_bytes, n);
+      return COLLRT_ERR_NOMEM;
+    }
+    /* gathered messages address buffers absolutely: a plan with an arena
+     * builds them once the arena is mapped (bind) */
+    if (!c->steps.has_arena && (st = build_datatypes(c, diag)))
+      return st;
+    if ((st = collrt_fq_init(&c->fq, &c->steps, d->fifos, d->nfifos))) {
+      collrt_diag_set(diag, "cannot allocate FIFO queues for %zu steps", n);
+      return st;
+    }
+    c->fq_ready = 1;
+  }
+  return st;
+}
+
+/* Frees what build_engine made (and the steps). */
+static void free_engine(collrt_coll_t *c) {
+  if (c->fq_ready)
+    collrt_fq_free(&c->fq);
+  c->fq_ready = 0;
+  if (c->dtype)
+    for (size_t i = 0; i < c->steps.count; ++i)
+      if (c->dtype[i] != MPI_DATATYPE_NULL)
+        MPI_Type_free(&c->dtype[i]);
+  free(c->dtype);
+  c->dtype = NULL;
+  collrt_steps_free(&c->steps);
+  scratch_free(c->buf[COLLRT_BUF_SCRATCH], c->scratch_shared);
+  c->buf[COLLRT_BUF_SCRATCH] = NULL;
+  free(c->reqs);
+  free(c->req_step);
+  free(c->indices);
+  free(c->statuses);
+  free(c->copy_step);
+  free(c->copy_done);
+  free(c->t_issue);
+  free(c->t_done);
+  c->reqs = NULL;
+  c->req_step = NULL;
+  c->indices = NULL;
+  c->statuses = NULL;
+  c->copy_step = NULL;
+  c->copy_done = NULL;
+  c->t_issue = c->t_done = NULL;
+}
+
 /* The communicator's state (its first bind makes it, collectively), and
  * one agreement before anything the plan decides is collective: that the
  * state exists on every rank and every rank binds the same plan. Ranks
@@ -503,6 +588,13 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
       return pst;
     }
   }
+  /* the plan is the same on every rank: so is this check's outcome */
+  if (!st && (a->flags & COLLRT_BIND_LOCAL_COUNTS) &&
+      (collrt_plan_has_exchange(a->plan) || a->plan->has_arena)) {
+    collrt_diag_set(diag, "COLLRT_BIND_LOCAL_COUNTS: the plan has %s, which every new count pattern would have to set up collectively",
+                    collrt_plan_has_exchange(a->plan) ? "a bind-time EXCHANGE" : "a node ARENA");
+    st = COLLRT_ERR_ARG;
+  }
   /* the bind's tag channels: the same on every rank (binds are collective
    * and take them in order); a rank whose live binds still hold one fails
    * the agreement below */
@@ -542,52 +634,9 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     st = collrt_expand(a->plan, &a->in, &c->steps, diag);
   free(entries); /* expansion consumed the tables */
   a->in.tables = NULL;
-  if (!st) {
-    const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
-    size_t n = c->steps.count;
-    c->buf[COLLRT_BUF_SEND] = (uint8_t *)(uintptr_t)a->sendbuf;
-    c->buf[COLLRT_BUF_RECV] = a->recvbuf;
-    c->buf[COLLRT_BUF_SCRATCH] = scratch_alloc(
-        c->steps.scratch_bytes ? (size_t)c->steps.scratch_bytes : 1, &c->scratch_shared);
-    /* Requests in flight never exceed the FIFO windows (unless a window is
-     * unbounded), nor copies under way the copy steps: size the engine's
-     * arrays by that, not by every step. */
-    size_t nreq = 0, ncopy = 0;
-    for (int f = 0; f < d->nfifos; ++f)
-      nreq += d->fifos[f].recv_depth ? (size_t)d->fifos[f].send_depth + d->fifos[f].recv_depth : n;
-    if (nreq > n)
-      nreq = n;
-    for (size_t i = 0; i < n; ++i)
-      ncopy += c->steps.steps[i].kind == COLLRT_STEP_COPY;
-    c->reqs = malloc((nreq + 1) * sizeof *c->reqs);
-    c->req_step = malloc((nreq + 1) * sizeof *c->req_step);
-    c->indices = malloc((nreq + 1) * sizeof *c->indices);
-    c->statuses = malloc((nreq + 1) * sizeof *c->statuses);
-    c->copy_step = malloc((ncopy + 1) * sizeof *c->copy_step);
-    c->copy_done = malloc((ncopy + 1) * sizeof *c->copy_done);
-    if (a->flags & COLLRT_BIND_TRACE) {
-      c->t_issue = calloc(n + 1, sizeof *c->t_issue);
-      c->t_done = calloc(n + 1, sizeof *c->t_done);
-    }
-    if (!c->buf[COLLRT_BUF_SCRATCH] || !c->reqs || !c->req_step || !c->indices || !c->statuses ||
-        !c->copy_step || !c->copy_done ||
-        ((a->flags & COLLRT_BIND_TRACE) && (!c->t_issue || !c->t_done))) {
-      collrt_diag_set(diag, "cannot allocate %lld scratch bytes and state for %zu steps",
-                      (long long)c->steps.scratch_bytes, n);
-      st = COLLRT_ERR_NOMEM;
-      goto agree;
-    }
-    /* gathered messages address buffers absolutely: a plan with an arena
-     * builds them once the arena is mapped (below) */
-    if (!c->steps.has_arena && (st = build_datatypes(c, diag)))
-      goto agree;
-    if ((st = collrt_fq_init(&c->fq, &c->steps, d->fifos, d->nfifos))) {
-      collrt_diag_set(diag, "cannot allocate FIFO queues for %zu steps", n);
-      goto agree;
-    }
-    c->fq_ready = 1;
-  }
-agree:;
+  if (!st)
+    st = build_engine(c, a, diag);
+
   {
     /* every rank takes part in the node map, whatever its status */
     collrt_node_t node;
@@ -624,6 +673,8 @@ agree:;
   }
   const collrt_plan_desc_t *d = collrt_plan_desc(a->plan);
   c->comm = a->comm;
+  c->plan = a->plan;
+  c->op = a->op;
   c->rank = a->rank;
   c->size = a->size;
   c->flags = a->flags;
@@ -684,6 +735,7 @@ collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
   if (st)
     return st;
   int64_t tsize = 0;
+  a.op = COLLRT_OP_ALLTOALL;
   st = check_op(plan, COLLRT_OP_ALLTOALL, diag);
   if (!st)
     st = type_size(type, &tsize, diag);
@@ -730,6 +782,7 @@ collrt_status_t collrt_bind_alltoallv(
     collrt_diag_set(diag, "collrt_bind_alltoallv on rank %d: a count or displacement array is NULL, or MPI_IN_PLACE (not supported)", a.rank);
     st = COLLRT_ERR_ARG;
   }
+  a.op = COLLRT_OP_ALLTOALLV;
   if (!st)
     st = check_op(plan, COLLRT_OP_ALLTOALLV, diag);
   if (!st)
@@ -775,6 +828,7 @@ collrt_status_t collrt_bind_allgatherv(
                                   : "recvcounts or displs is NULL, or MPI_IN_PLACE (not supported)");
     st = COLLRT_ERR_ARG;
   }
+  a.op = COLLRT_OP_ALLGATHERV;
   if (!st)
     st = check_op(plan, COLLRT_OP_ALLGATHERV, diag);
   if (!st)
@@ -827,27 +881,144 @@ void collrt_coll_free(collrt_coll_t *c) {
     for (int f = 0; f < COLLRT_MAX_FIFOS; ++f)
       if (c->fifo_comm[f] != MPI_COMM_NULL)
         MPI_Comm_free(&c->fifo_comm[f]);
-  if (c->fq_ready)
-    collrt_fq_free(&c->fq);
-  if (c->dtype)
-    for (size_t i = 0; i < c->steps.count; ++i)
-      if (c->dtype[i] != MPI_DATATYPE_NULL)
-        MPI_Type_free(&c->dtype[i]);
-  free(c->dtype);
-  collrt_steps_free(&c->steps);
-  scratch_free(c->buf[COLLRT_BUF_SCRATCH], c->scratch_shared);
-  free(c->reqs);
-  free(c->req_step);
-  free(c->indices);
-  free(c->statuses);
-  free(c->copy_step);
-  free(c->copy_done);
-  free(c->t_issue);
-  free(c->t_done);
+  free_engine(c);
+  free(c->recount_arrays);
   /* last: the node's and arena's communicators above are the state's */
   if (c->ctx && c->owns_fifo_comms)
     collrt_comm_ctx_release(c->ctx);
   else if (c->ctx)
     collrt_comm_ctx_give_back(c->ctx, c->channel_base, c->nfifos);
   free(c);
+}
+
+/* ---- Local re-count (COLLRT_BIND_LOCAL_COUNTS) ---- */
+
+/* Expands the plan for new counts into a fresh engine state and, only if
+ * that succeeded, replaces the collective's: on error it stays as it was. */
+static collrt_status_t recount(collrt_coll_t *c, bind_args_t *a, collrt_status_t st,
+                               collrt_diag_t *diag) {
+  collrt_coll_t t;
+  memset(&t, 0, sizeof t);
+  t.node = c->node;
+  if (!st)
+    st = collrt_expand(a->plan, &a->in, &t.steps, diag);
+  if (!st)
+    st = build_engine(&t, a, diag);
+  if (st) {
+    free_engine(&t);
+    return st;
+  }
+  free_engine(c);
+  c->steps = t.steps;
+  for (int b = 0; b < COLLRT_BUF_COUNT_; ++b)
+    if (b == COLLRT_BUF_SEND || b == COLLRT_BUF_RECV || b == COLLRT_BUF_SCRATCH)
+      c->buf[b] = t.buf[b];
+  c->scratch_shared = t.scratch_shared;
+  c->dtype = t.dtype;
+  c->fq = t.fq;
+  c->fq_ready = t.fq_ready;
+  c->reqs = t.reqs;
+  c->req_step = t.req_step;
+  c->indices = t.indices;
+  c->statuses = t.statuses;
+  c->copy_step = t.copy_step;
+  c->copy_done = t.copy_done;
+  c->t_issue = t.t_issue;
+  c->t_done = t.t_done;
+  return COLLRT_OK;
+}
+
+/* The byte-level arguments of a recount, in arrays the collective keeps
+ * (allocated by its first recount: no allocation per call but the steps). */
+static collrt_status_t recount_begin(collrt_coll_t *c, int op, const void *sendbuf,
+                                     void *recvbuf, bind_args_t *a, collrt_diag_t *diag) {
+  memset(a, 0, sizeof *a);
+  if (!c) {
+    collrt_diag_set(diag, "collrt_coll_recount: coll is NULL");
+    return COLLRT_ERR_ARG;
+  }
+  if (!(c->flags & COLLRT_BIND_LOCAL_COUNTS) || c->op != op) {
+    collrt_diag_set(diag, "collrt_coll_recount_%s on rank %d: the collective was bound %s",
+                    collrt_op_name((unsigned)op), c->rank,
+                    c->op != op ? "for another operation" : "without COLLRT_BIND_LOCAL_COUNTS");
+    return COLLRT_ERR_ARG;
+  }
+  if (c->running || c->outcome) {
+    collrt_diag_set(diag, "collrt_coll_recount on rank %d: the collective is running; wait for it first",
+                    c->rank);
+    return COLLRT_ERR_STATE;
+  }
+  if (!c->recount_arrays &&
+      !(c->recount_arrays = malloc(4 * (size_t)c->size * sizeof *c->recount_arrays))) {
+    collrt_diag_set(diag, "cannot allocate count arrays for %d ranks", c->size);
+    return COLLRT_ERR_NOMEM;
+  }
+  a->plan = c->plan;
+  a->comm = c->comm;
+  a->rank = c->rank;
+  a->size = c->size;
+  a->flags = c->flags;
+  a->op = op;
+  a->sendbuf = sendbuf;
+  a->recvbuf = recvbuf;
+  a->arrays = c->recount_arrays;
+  a->in.size = a->size;
+  a->in.rank = a->rank;
+  a->in.scounts = a->arrays;
+  a->in.sdispls = a->arrays + a->size;
+  a->in.rcounts = a->arrays + 2 * a->size;
+  a->in.rdispls = a->arrays + 3 * a->size;
+  return COLLRT_OK;
+}
+
+collrt_status_t collrt_coll_recount_alltoallv(collrt_coll_t *c, const void *sendbuf,
+                                              const int sendcounts[], const int sdispls[],
+                                              void *recvbuf, const int recvcounts[],
+                                              const int rdispls[], MPI_Datatype type,
+                                              collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = recount_begin(c, COLLRT_OP_ALLTOALLV, sendbuf, recvbuf, &a, diag);
+  if (st)
+    return st;
+  int P = a.size;
+  int64_t tsize = 0;
+  if (!sendcounts || !sdispls || !recvcounts || !rdispls || sendbuf == MPI_IN_PLACE) {
+    collrt_diag_set(diag, "collrt_coll_recount_alltoallv on rank %d: a count or displacement array is NULL, or MPI_IN_PLACE (not supported)", a.rank);
+    return COLLRT_ERR_ARG;
+  }
+  st = type_size(type, &tsize, diag);
+  if (!st)
+    st = to_bytes(&a, sendcounts, sdispls, tsize, a.arrays, a.arrays + P, &a.in.send_bytes, "send", diag);
+  if (!st)
+    st = to_bytes(&a, recvcounts, rdispls, tsize, a.arrays + 2 * P, a.arrays + 3 * P,
+                  &a.in.recv_bytes, "recv", diag);
+  return st ? st : recount(c, &a, st, diag);
+}
+
+collrt_status_t collrt_coll_recount_allgatherv(collrt_coll_t *c, const void *sendbuf,
+                                               int sendcount, void *recvbuf,
+                                               const int recvcounts[], const int displs[],
+                                               MPI_Datatype type, collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = recount_begin(c, COLLRT_OP_ALLGATHERV, sendbuf, recvbuf, &a, diag);
+  if (st)
+    return st;
+  int P = a.size;
+  int64_t tsize = 0;
+  if (!recvcounts || !displs || sendbuf == MPI_IN_PLACE || sendcount < 0) {
+    collrt_diag_set(diag, "collrt_coll_recount_allgatherv on rank %d: %s", a.rank,
+                    sendcount < 0 ? "sendcount is negative"
+                                  : "recvcounts or displs is NULL, or MPI_IN_PLACE (not supported)");
+    return COLLRT_ERR_ARG;
+  }
+  st = type_size(type, &tsize, diag);
+  if (!st)
+    st = to_bytes(&a, recvcounts, displs, tsize, a.arrays + 2 * P, a.arrays + 3 * P,
+                  &a.in.recv_bytes, "recv", diag);
+  if (!st) {
+    for (int j = 0; j < P; ++j)
+      a.arrays[j] = sendcount * tsize;
+    a.in.send_bytes = sendcount * tsize;
+  }
+  return st ? st : recount(c, &a, st, diag);
 }

@@ -69,6 +69,9 @@ typedef struct collrt_arena {
 
 struct collrt_coll {
   MPI_Comm comm; /* the user's communicator (not owned) */
+  const collrt_plan_t *plan; /* (not owned; outlives the handle) */
+  int op;                    /* as bound: COLLRT_OP_* */
+  int64_t *recount_arrays;   /* 4 P byte counts and displacements (recount) */
   int rank, size;
   unsigned flags;
   int scratch_shared; /* scratch from SMPI_SHARED_MALLOC (bind.c) */

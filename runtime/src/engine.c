@@ -279,9 +279,22 @@ static collrt_status_t complete_requests(collrt_coll_t *c, int block, int trace,
 #endif
   for (int k = 0; k < n; ++k) {
     uint32_t i = c->req_step[c->indices[k]];
-#ifdef COLLRT_SMPI
     const collrt_step_t *s = &c->steps.steps[i];
+#ifdef COLLRT_SMPI
     eager_recvs += s->kind == COLLRT_STEP_RECV && s->len < COLLRT_SMPI_EAGER;
+#else
+    /* A shorter message than the plan expects means the ranks' counts
+     * disagree (a longer one MPI reports as truncation): an error here,
+     * not wrong bytes or a peer waiting for more. */
+    if (s->kind == COLLRT_STEP_RECV && !s->nsrc) {
+      int got = 0;
+      MPI_Get_count(&c->statuses[k], MPI_BYTE, &got);
+      if (got != s->len) {
+        collrt_diag_set(diag, "rank %d received %d bytes from rank %d where its plan expects %lld (fifo %u, tag %d, stmt %u): the ranks' counts disagree",
+                        c->rank, got, s->peer, (long long)s->len, s->fifo, s->tag, s->stmt);
+        return COLLRT_ERR_COUNTS;
+      }
+    }
 #endif
     collrt_engine_complete(c, i, trace);
   }
@@ -451,7 +464,8 @@ static void finish_run(collrt_coll_t *c, collrt_status_t st, const collrt_diag_t
 /* One pass over one running collective; ends its run when it finishes or
  * fails. *progressed says whether anything moved. */
 static void advance(collrt_coll_t *c, int block, int *progressed) {
-  collrt_diag_t diag = {{0}};
+  collrt_diag_t diag; /* written only on failure: not cleared per call */
+  diag.message[0] = 0;
   int moved = 0;
   collrt_status_t st = pass(c, block, &moved, &diag);
   *progressed = moved;

@@ -676,6 +676,7 @@ static collrt_status_t expander_init(expander_t *x, const collrt_plan_t *plan,
 }
 
 int collrt_plan_has_exchange(const collrt_plan_t *plan) { return plan && plan->has_exchange; }
+int collrt_plan_has_arena(const collrt_plan_t *plan) { return plan && plan->has_arena; }
 
 collrt_status_t collrt_exchange_puts(const collrt_plan_t *plan,
                                      const collrt_expand_input_t *in,

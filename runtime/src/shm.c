@@ -485,6 +485,12 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
     use_mpi(n, "COLLRT_SHM=0");
     return COLLRT_OK;
   }
+  if (c->flags & COLLRT_BIND_LOCAL_COUNTS) {
+    /* the peers' descriptors would have to be exchanged again for every
+     * new count pattern */
+    use_mpi(n, "bound for counts that change between runs (COLLRT_BIND_LOCAL_COUNTS)");
+    return COLLRT_OK;
+  }
   n->min_bytes = got[1];
   n->eager = !got[3] && SHM_EAGER;
 

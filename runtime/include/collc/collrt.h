@@ -31,6 +31,11 @@ enum {
   COLLRT_BIND_CHECK_COUNTS = 1u << 0,
   /* Record a timestamp per step; write with collrt_trace_write. */
   COLLRT_BIND_TRACE = 1u << 1,
+  /* The counts may change between runs (collrt_coll_recount_*): every
+   * message goes over MPI point-to-point (no node shared memory, whose
+   * descriptors the node's ranks would exchange again), and the plan must
+   * have no bind-time EXCHANGE and no ARENA. */
+  COLLRT_BIND_LOCAL_COUNTS = 1u << 2,
 };
 
 /* Datatypes must be contiguous (extent == size). Counts and displacements are
@@ -116,6 +121,23 @@ typedef struct collrt_transport_info {
 
 collrt_status_t collrt_coll_transport(const collrt_coll_t *coll, collrt_transport_info_t *out,
                                       collrt_diag_t *diag);
+
+/* New counts, displacements and buffers for a collective bound with
+ * COLLRT_BIND_LOCAL_COUNTS: local, no communication (the plan's steps are
+ * expanded again for this rank). Every rank must recount before the next
+ * start, with counts that agree between senders and receivers as MPI
+ * requires; a receive that finds fewer bytes than it expects fails the run
+ * with the peer named. Not while a run is in progress. On error the
+ * collective stays bound to the old counts. */
+collrt_status_t collrt_coll_recount_alltoallv(collrt_coll_t *coll, const void *sendbuf,
+                                              const int sendcounts[], const int sdispls[],
+                                              void *recvbuf, const int recvcounts[],
+                                              const int rdispls[], MPI_Datatype type,
+                                              collrt_diag_t *diag);
+collrt_status_t collrt_coll_recount_allgatherv(collrt_coll_t *coll, const void *sendbuf,
+                                               int sendcount, void *recvbuf,
+                                               const int recvcounts[], const int displs[],
+                                               MPI_Datatype type, collrt_diag_t *diag);
 
 /* Points a bound collective at new buffers: local, no communication. The
  * buffers must have the layout (counts, displacements, type) of the bind;

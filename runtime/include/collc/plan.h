@@ -204,6 +204,9 @@ uint64_t collrt_step_budget(const collrt_expand_input_t *input);
 /* 1 if the plan has an EXCHANGE: bind must then deliver the PUTs of every
  * rank before expansion. */
 int collrt_plan_has_exchange(const collrt_plan_t *plan);
+/* 1 if the plan has a node ARENA (shared memory the node's ranks set up at
+ * bind). */
+int collrt_plan_has_arena(const collrt_plan_t *plan);
 /* The exchange's first pass for input->rank (input->tables unused): every
  * PUT this rank makes, in program order (*out is malloc'ed; free() it).
  * Peers are checked against the communicator; the record count is bounded

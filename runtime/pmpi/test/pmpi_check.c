@@ -173,7 +173,9 @@ static void alltoallv(MPI_Comm comm, seen_t *seen, MPI_Datatype type, const char
     int size_of = 0;
     MPI_Type_size(type, &size_of);
     char key[96];
-    snprintf(key, sizeof key, "a2av %d %d", rep % 2, size_of);
+    /* the test's v-plans recount locally: one bind per communicator serves
+     * every pattern */
+    snprintf(key, sizeof key, "a2av");
     expect_served(seen, key);
   }
   bufs_check(&b, what, comm);
@@ -212,7 +214,7 @@ static void allgatherv(MPI_Comm comm, seen_t *seen, MPI_Datatype type, const cha
     int size_of = 0;
     MPI_Type_size(type, &size_of);
     char key[96];
-    snprintf(key, sizeof key, "agv %d %d", rep % 5, size_of);
+    snprintf(key, sizeof key, "agv");
     expect_served(seen, key);
   }
   bufs_check(&b, what, comm);
