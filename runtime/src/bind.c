@@ -12,6 +12,7 @@
 
 #include "coll_internal.h"
 #include "diag.h"
+#include "env.h"
 #include "plan_internal.h"
 
 /* The build's one seam for SimGrid SMPI (see collc/wait_policy.h). */
@@ -580,6 +581,10 @@ static collrt_status_t agree_on_plan(bind_args_t *a, collrt_diag_t *diag) {
 
 static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t **out,
                               collrt_diag_t *diag) {
+  /* every variable the runtime reads, validated once per bind: a malformed
+   * one fails the bind on every rank (agreement below) */
+  if (!st)
+    st = collrt_env_check_all(diag);
   {
     collrt_status_t pst = agree_on_plan(a, diag);
     if (pst) {

@@ -172,24 +172,51 @@ void collrt_comm_ctx_shm_free(collrt_comm_ctx_t *x, collrt_shm_slice_t *slice) {
 }
 #endif
 
+/* Frees what the state holds of MPI (its communicators and windows). */
+static void ctx_free_mpi(collrt_comm_ctx_t *x) {
+  pools_free(x);
+  for (int k = 0; k < x->narena; ++k)
+    if (x->arena[k].comm != MPI_COMM_NULL)
+      MPI_Comm_free(&x->arena[k].comm);
+  x->narena = 0;
+  if (x->node_comm != MPI_COMM_NULL)
+    MPI_Comm_free(&x->node_comm);
+  if (x->dup != MPI_COMM_NULL)
+    MPI_Comm_free(&x->dup);
+  if (x->group != MPI_GROUP_NULL)
+    MPI_Group_free(&x->group);
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+ * works (the standard's hook for libraries): every state gives its MPI
+ * objects back then. The world communicator's attributes (states among
+ * them) are deleted later, when some MPI libraries (Open MPI) have already
+ * taken windows down; by then a state holds only memory. */
+static int self_keyval = MPI_KEYVAL_INVALID;
+
+static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra) {
+  (void)comm, (void)keyval, (void)value, (void)extra;
+  for (collrt_comm_ctx_t *x = states; x; x = x->next)
+    ctx_free_mpi(x);
+  return MPI_SUCCESS;
+}
+
+static void hook_finalize(void) {
+  if (self_keyval != MPI_KEYVAL_INVALID ||
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &self_keyval, NULL))
+    return;
+  MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+}
+
 static void ctx_release(collrt_comm_ctx_t *x) {
   if (!x || --x->refs > 0)
     return;
-  pools_free(x);
+  ctx_free_mpi(x);
   for (collrt_comm_ctx_t **at = &states; *at; at = &(*at)->next)
     if (*at == x) {
       *at = x->next;
       break;
     }
-  if (x->group != MPI_GROUP_NULL)
-    MPI_Group_free(&x->group);
-  for (int k = 0; k < x->narena; ++k)
-    if (x->arena[k].comm != MPI_COMM_NULL)
-      MPI_Comm_free(&x->arena[k].comm);
-  if (x->node_comm != MPI_COMM_NULL)
-    MPI_Comm_free(&x->node_comm);
-  if (x->dup != MPI_COMM_NULL)
-    MPI_Comm_free(&x->dup);
   free(x->members);
   free(x->channel_users);
   free(x);
@@ -325,8 +352,11 @@ collrt_status_t collrt_comm_ctx_get(MPI_Comm comm, collrt_comm_ctx_t **out, coll
     ctx_release(x);
     return st;
   }
-  x->next = states;
-  states = x;
+  if (SHARE_STATES) { /* SMPI: the list would be every simulated rank's */
+    x->next = states;
+    states = x;
+    hook_finalize();
+  }
   *out = x;
   return COLLRT_OK;
 }

@@ -18,6 +18,7 @@
 
 #include "coll_internal.h"
 #include "diag.h"
+#include "env.h"
 
 #ifdef COLLRT_SMPI
 #include <time.h>
@@ -435,10 +436,9 @@ static void started_unlink(collrt_coll_t *c) {
 static double timeout_seconds(void) {
   static double cached = -1;
   if (cached < 0) {
-    const char *v = getenv("COLLRT_TIMEOUT");
-    char *end = NULL;
-    double t = v && *v ? strtod(v, &end) : 0;
-    cached = v && *v && end && !*end && t > 0 ? t : 0;
+    /* a malformed value failed bind already (collrt_env_check_all) */
+    double t = 0;
+    cached = collrt_env_double("COLLRT_TIMEOUT", &t, NULL) == COLLRT_OK && t > 0 ? t : 0;
   }
   return cached;
 }

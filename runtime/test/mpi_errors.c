@@ -202,7 +202,7 @@ static void test_wait_policy(const char *path) {
   }
   setenv("COLLRT_WAIT", "sleepy", 1);
   EXPECT(collrt_bind_alltoall(p, MPI_COMM_WORLD, sbuf, rbuf, 1, MPI_INT, 0, &c, &d),
-         COLLRT_ERR_ARG, &d, "COLLRT_WAIT='sleepy' is not an idle policy");
+         COLLRT_ERR_ARG, &d, "COLLRT_WAIT='sleepy' is not auto, spin, yield or block");
   unsetenv("COLLRT_WAIT");
   EXPECT(collrt_bind_alltoall(p, MPI_COMM_WORLD, sbuf, rbuf, 1, MPI_INT, 0, &c, &d), COLLRT_OK, &d, NULL);
   MPI_Comm node;
