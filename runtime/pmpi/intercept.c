@@ -265,6 +265,8 @@ static void prepare_alltoallv(pmpi_call_t *call, const char *what, const void *s
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLTOALLV, comm, sendbuf, recvbuf);
+  call->vstype = sendtype;
+  call->vrtype = recvtype;
   check_types(call, sendtype, recvtype);
   int size = comm_size(comm);
   const int *arrays[4] = {sendcounts, sdispls, recvcounts, rdispls};
@@ -285,6 +287,8 @@ static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *
                                const int recvcounts[], const int displs[],
                                MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLGATHERV, comm, sendbuf, recvbuf);
+  call->vstype = sendtype;
+  call->vrtype = recvtype;
   /* with MPI_IN_PLACE the send type is ignored (and may be anything) */
   check_types(call, sendbuf == MPI_IN_PLACE ? recvtype : sendtype, recvtype);
   int size = comm_size(comm);

@@ -181,3 +181,16 @@ int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block
            collrt_op_name((unsigned)op), size, bytes, *have ? have : "none of that op");
   return -1;
 }
+
+int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size) {
+  for (int exact = 1; exact >= 0; --exact)
+    for (size_t i = 0; i < set->count; ++i) {
+      const collrt_plan_t *p = set->plans[i].plan;
+      const collrt_plan_desc_t *d = collrt_plan_desc(p);
+      if (!serves_op(d, op, exact) || collrt_plan_check_size(p, size, NULL) != COLLRT_OK)
+        continue;
+      /* the first candidate: it wins for every block only if it takes every block */
+      return d->block_bytes_min == 0 && d->block_bytes_max == UINT64_MAX ? (int)i : -1;
+    }
+  return -1;
+}

@@ -61,6 +61,10 @@ void pmpi_plans_free(pmpi_plan_set_t *set);
  * the set has instead. */
 int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block,
                      char *why, size_t why_len);
+/* The plan pmpi_plans_match picks for `op` at `size` ranks whatever the
+ * block size (the first candidate serves every size), or -1 if the choice
+ * depends on the block. */
+int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size);
 
 /* ---- cache.c: bound collectives per communicator ---- */
 
@@ -214,6 +218,8 @@ typedef struct pmpi_call {
   int nonblocking;
   MPI_Request *request;
   int recount; /* runs on a recounting collective: recount to this call's counts */
+  int vpack;   /* ... packing its datatypes block by block (run.c) */
+  MPI_Datatype vstype, vrtype;
   char local_msg[256]; /* last: set only with local_reason (not cleared per call) */
 } pmpi_call_t;
 
@@ -242,6 +248,11 @@ struct pmpi_run {
   int recount, op, sendcount;
   const int *sc, *sd, *rc, *rd;
   MPI_Datatype type;
+  /* ... with datatypes packed block by block (vpack): the byte counts and
+   * displacements the plan moves (4 P), and the packed buffers */
+  int vpack, size;
+  int *vbytes;
+  void *vsend, *vrecv;
   int state;
   collrt_diag_t diag;   /* state FAILED */
   pmpi_run_t *next;     /* in its entry's queue */

@@ -65,6 +65,14 @@ int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collr
   r->sendcount = call->sendcount;
   r->sc = call->sc, r->sd = call->sd, r->rc = call->rc, r->rd = call->rd;
   r->type = call->type;
+  r->vpack = call->vpack;
+  if (r->vpack) {
+    r->stype = call->vstype;
+    r->rtype = call->vrtype;
+    PMPI_Comm_size(call->comm, &r->size);
+    if (!(r->vbytes = malloc(4 * (size_t)r->size * sizeof *r->vbytes)))
+      return MPI_ERR_NO_MEM;
+  }
   if (call->pack) {
     r->pack = 1;
     r->stype = call->stype;
@@ -88,6 +96,12 @@ int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collr
 }
 
 void pmpi_run_free(pmpi_run_t *r) {
+  if (r->vpack) {
+    free(r->vbytes);
+    free(r->vsend);
+    free(r->vrecv);
+    r->vpack = 0;
+  }
   if (r->pack) {
     free(r->packed_send);
     free(r->packed_recv);
@@ -126,6 +140,69 @@ static void unpack_recv(pmpi_run_t *r) {
     fail(r, "%s", "MPI_Unpack of the received bytes failed");
 }
 
+/* v-collectives with datatypes that are not bytes in memory order: each
+ * block is packed (MPI_Pack) into a contiguous buffer, and the plan moves
+ * bytes; received blocks are unpacked at the end. The decision to serve a
+ * v-collective then depends on no rank's datatypes. */
+static int vpack_send(pmpi_run_t *r) {
+  int P = r->size, *sc = r->vbytes, *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+  int ss = 0, rs = 0, nblocks = r->op == COLLRT_OP_ALLTOALLV ? P : 1;
+  MPI_Aint lb = 0, sext = 0, rext = 0;
+  PMPI_Type_size(r->rtype, &rs);
+  PMPI_Type_get_extent(r->rtype, &lb, &rext);
+  PMPI_Type_get_extent(r->stype, &lb, &sext);
+  PMPI_Type_size(r->stype, &ss);
+  int64_t stotal = 0, rtotal = 0;
+  for (int j = 0; j < nblocks; ++j)
+    stotal += (int64_t)(r->op == COLLRT_OP_ALLTOALLV ? r->sc[j] : r->sendcount) * ss;
+  for (int j = 0; j < P; ++j)
+    rtotal += (int64_t)r->rc[j] * rs;
+  if (stotal > INT32_MAX || rtotal > INT32_MAX) {
+    fail(r, "%s", "a v-collective of more than 2^31 packed bytes");
+    return 0;
+  }
+  free(r->vsend);
+  free(r->vrecv);
+  r->vsend = malloc((size_t)stotal + 1);
+  r->vrecv = malloc((size_t)rtotal + 1);
+  if (!r->vsend || !r->vrecv) {
+    fail(r, "%s", "out of memory for packed blocks");
+    return 0;
+  }
+  int pos = 0;
+  for (int j = 0; j < nblocks; ++j) {
+    int n = r->op == COLLRT_OP_ALLTOALLV ? r->sc[j] : r->sendcount;
+    const char *from = (const char *)r->sendbuf + (r->op == COLLRT_OP_ALLTOALLV ? r->sd[j] * sext : 0);
+    int at = pos;
+    if (PMPI_Pack(from, n, r->stype, r->vsend, (int)stotal, &pos, r->comm) != MPI_SUCCESS) {
+      fail(r, "%s", "MPI_Pack of a send block failed");
+      return 0;
+    }
+    sc[j] = pos - at;
+    sd[j] = at;
+  }
+  for (int j = 0, at = 0; j < P; ++j) {
+    rc[j] = r->rc[j] * rs;
+    rd[j] = at;
+    at += rc[j];
+  }
+  return 1;
+}
+
+static void vunpack_recv(pmpi_run_t *r) {
+  int P = r->size, *rc = r->vbytes + 2 * P, *rd = r->vbytes + 3 * P;
+  MPI_Aint lb = 0, rext = 0;
+  PMPI_Type_get_extent(r->rtype, &lb, &rext);
+  for (int j = 0; j < P; ++j) {
+    int pos = rd[j];
+    if (PMPI_Unpack(r->vrecv, rd[j] + rc[j], &pos, (char *)r->recvbuf + r->rd[j] * rext, r->rc[j],
+                    r->rtype, r->comm) != MPI_SUCCESS) {
+      fail(r, "%s", "MPI_Unpack of a received block failed");
+      return;
+    }
+  }
+}
+
 /* Starts r on its collective, which is idle. */
 static void start(pmpi_run_t *r) {
   collrt_diag_t diag; /* written only on failure: not cleared per call */
@@ -134,9 +211,18 @@ static void start(pmpi_run_t *r) {
   void *rb = r->pack ? r->packed_recv : r->recvbuf;
   if (r->pack && !pack_send(r))
     return;
+  if (r->vpack && !vpack_send(r))
+    return;
   pmpi_busy++;
   collrt_status_t st;
-  if (!r->recount)
+  if (r->vpack) {
+    int P = r->size, *b = r->vbytes;
+    st = r->op == COLLRT_OP_ALLTOALLV
+             ? collrt_coll_recount_alltoallv(r->coll, r->vsend, b, b + P, r->vrecv, b + 2 * P,
+                                             b + 3 * P, MPI_BYTE, &diag)
+             : collrt_coll_recount_allgatherv(r->coll, r->vsend, b[0], r->vrecv, b + 2 * P,
+                                              b + 3 * P, MPI_BYTE, &diag);
+  } else if (!r->recount)
     st = collrt_coll_rebind(r->coll, sb, rb, &diag);
   else if (r->op == COLLRT_OP_ALLTOALLV)
     st = collrt_coll_recount_alltoallv(r->coll, sb, r->sc, r->sd, rb, r->rc, r->rd, r->type,
@@ -186,6 +272,8 @@ static void ended(pmpi_run_t *r, collrt_status_t st, const collrt_diag_t *diag) 
     r->state = PMPI_RUN_DONE;
     if (r->pack)
       unpack_recv(r);
+    if (r->vpack)
+      vunpack_recv(r);
   }
   pmpi_entry_t *e = r->entry;
   if (!e)

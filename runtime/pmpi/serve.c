@@ -15,6 +15,7 @@
  * rebind and a run, a collective bind and a run, or MPI's own collective on
  * every rank. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmpi.h"
@@ -144,11 +145,71 @@ static int recounts(const collrt_plan_t *plan) {
   return !collrt_plan_has_exchange(plan) && !collrt_plan_has_arena(plan);
 }
 
+/* A v-collective whose plan is the same whatever the block size, and
+ * recounts: decided alike on every rank without a message (the choice
+ * depends on the op, the communicator and the plan set only; MPI_IN_PLACE
+ * is passed by every rank or none; datatypes that are not bytes in memory
+ * order are packed block by block). The recounting collective is bound
+ * once, collectively, with no counts, and every call recounts it. */
+static int serve_v_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int idx, int *out_fallback) {
+  int op = call->key.op;
+  if (call->local_reason == PMPI_R_IN_PLACE) {
+    fall_back(call, cache, PMPI_R_IN_PLACE, 0, call->local_msg);
+    return MPI_SUCCESS;
+  }
+  if (call->local_reason) { /* this rank's datatypes: packed */
+    call->local_reason = PMPI_SERVED;
+    call->vpack = 1;
+  }
+  if (!cache->flex[op] || cache->flex_plan[op] != idx) {
+    char msg[sizeof(collrt_diag_t) + 512];
+    const pmpi_plan_t *p = &g_pmpi.plans.plans[idx];
+    int *zeros = calloc((size_t)cache->size + 1, sizeof *zeros);
+    collrt_coll_t *coll = NULL;
+    collrt_diag_t diag;
+    diag.message[0] = 0;
+    collrt_status_t st = COLLRT_ERR_NOMEM;
+    /* every rank binds, with no counts: the runs recount */
+    if (op == COLLRT_OP_ALLTOALLV)
+      st = collrt_bind_alltoallv(p->plan, call->comm, zeros, zeros, zeros, zeros, zeros, zeros,
+                                 MPI_BYTE, COLLRT_BIND_LOCAL_COUNTS, &coll, &diag);
+    else
+      st = collrt_bind_allgatherv(p->plan, call->comm, zeros, 0, zeros, zeros, zeros, MPI_BYTE,
+                                  COLLRT_BIND_LOCAL_COUNTS, &coll, &diag);
+    free(zeros);
+    int64_t g = cache->next_gen++;
+    if (st) {
+      snprintf(msg, sizeof msg, "plan %s did not bind: %s", p->path, diag.message);
+      fall_back(call, cache, PMPI_R_BIND, 0, msg);
+      return MPI_SUCCESS;
+    }
+    if (cache->rank == 0) {
+      snprintf(msg, sizeof msg, "served by plan %s", p->path);
+      pmpi_say_once(call->comm, cache, call->what, msg);
+    }
+    g_pmpi.stats.binds++;
+    if (!pmpi_cache_flex(cache, op, idx, coll, g)) {
+      fprintf(stderr, "collc_pmpi: %s: out of memory for the plan cache\n", call->what);
+      PMPI_Comm_call_errhandler(call->comm, MPI_ERR_NO_MEM);
+      return MPI_ERR_NO_MEM;
+    }
+  } else {
+    g_pmpi.stats.hits++;
+  }
+  call->recount = 1;
+  return run_on(call, cache->flex[op], out_fallback);
+}
+
 /* The v-collectives: agreed in one allreduce. A plan that recounts serves
  * every count pattern from one collective per communicator and op (a
  * sample sort's counts change every call); others are cached per pattern. */
 static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallback) {
   int rank = cache->rank, op = call->key.op;
+  int any = call->persistent || !cache->plans_agree
+                ? -1
+                : pmpi_plans_match_any_block(&g_pmpi.plans, op, cache->size);
+  if (any >= 0 && recounts(g_pmpi.plans.plans[any].plan))
+    return serve_v_uniform(call, cache, any, out_fallback);
   /* a persistent request owns its bind: it never takes a cached one */
   pmpi_entry_t *hit = call->local_reason || call->persistent
                           ? NULL
