@@ -1,6 +1,6 @@
 //===- CostModel.h - analytic time of the collective algorithms -*- C++ -*-===//
 //
-// The BG/L model of Kumar & Heidelberger (DESIGN.md §1) and Träff et al.'s
+// The BG/L model of Kumar & Heidelberger (docs/design.md) and Träff et al.'s
 // blocked-ring model. Times are in microseconds; alpha is in µs per message,
 // beta in ns per byte (converted here), m and h in bytes:
 //

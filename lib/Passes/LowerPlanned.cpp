@@ -1,6 +1,6 @@
 //===- LowerPlanned.cpp - seed 004's planned SMP alltoall(v) -------------===//
 //
-// EPCC's planned alltoallv (seed 004, DESIGN.md A5) for N nodes of C cores:
+// EPCC's planned alltoallv (docs/algorithms/planned.md) for N nodes of C cores:
 // bind is the planning step (the counts are exchanged once, plan format v2's
 // bind-time exchange), and every start then sends ONE message per ordered
 // node pair, with the node pairs spread evenly over the node's cores:

@@ -2,7 +2,7 @@
 //
 // The blocked ring (LowerBlockedRing.cpp) over P = N·C ranks is one pipeline
 // P hops deep, and on N nodes of C cores it carries every block into every
-// node once per core... and back into its own node. Seed 001 (DESIGN.md A6)
+// node once per core... and back into its own node. Seed 001 (docs/design.md)
 // runs the ring over nodes instead, with one sender and one receiver per
 // node; the cores of a node share what arrives. Over point-to-point (the
 // transport this plan runs on everywhere) that is three pipelined stages:

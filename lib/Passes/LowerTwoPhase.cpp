@@ -1,6 +1,6 @@
 //===- LowerTwoPhase.cpp - seed 000's two-phase torus alltoall ------------===//
 //
-// Kumar & Heidelberger's two-phase schedule (TPS, DESIGN.md A2). One
+// Kumar & Heidelberger's two-phase schedule (docs/algorithms/two-phase.md). One
 // dimension L is the line, the others the plane. Phase 1 runs along the
 // line: rank r sends to the rank of its line at coordinate x2 one message
 // combining every block whose destination lies in the plane x2 (the

@@ -1,8 +1,8 @@
 //===- LowerVMesh.cpp - seed 000's 2D virtual-mesh message combining ------===//
 //
 // For short blocks a direct alltoall pays P − 1 message start-ups per rank
-// (α = 1.7 µs each on BG/L) for a few bytes each. Seed 000 §4.2 (DESIGN.md
-// A3) lays the P ranks out as a Pvx × Pvy virtual mesh, rank r at column
+// (α = 1.7 µs on BG/L) for a few bytes each. Seed 000 §4.2 (docs/algorithms/
+// vmesh.md) lays the P ranks out as a Pvx × Pvy virtual mesh, rank r at column
 // r mod Pvx of row r / Pvx, and combines:
 //
 //   row    (FIFO 0) rank (x, y) sends each row peer (x2, y) ONE message with
@@ -43,7 +43,7 @@
 // per-block size header travels with the data (seed 000's `proto`): the
 // sizes are known before the first start.
 //
-// smp-all-cores (seed 002's proposed design, DESIGN.md A4) is this schedule
+// smp-all-cores (seed 002; docs/algorithms/smp-all-cores.md) is this schedule
 // with one row per node (Pvx = the cores of a node, Pvy = the nodes): the row
 // phase is the intra-node exchange after which core c of node A holds all
 // that A sends to core c of every node, and the column phase is C concurrent

@@ -11,7 +11,7 @@ include "mlir/Pass/PassBase.td"
 def CollSelectAlgorithm : Pass<"coll-select-algorithm", "mlir::ModuleOp"> {
   let summary = "choose an algorithm for every collective with the cost model";
   let description = [{
-    Replaces algorithm = "auto" with the algorithm the DESIGN.md cost model
+    Replaces algorithm = "auto" with the algorithm the docs/design.md cost model
     predicts fastest for the op's topology and byte range, and records the
     prediction (predicted_us) so a user can see why.
   }];

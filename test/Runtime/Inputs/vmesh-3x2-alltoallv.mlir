@@ -1,4 +1,4 @@
-// A virtual-mesh alltoallv (seed 000's VMesh, DESIGN.md A3) on a 3 x 2 mesh
+// A virtual-mesh alltoallv (docs/algorithms/vmesh.md) on a 3 x 2 mesh
 // of ranks, written by hand in sched IR (a test input, not a lowering).
 // Rank (x, y) lives at column x, row y.
 //
