@@ -15,15 +15,16 @@
 
 namespace collc::algorithms {
 
-/// An algorithm and the ops it lowers: lowers[0] alltoall, [1] alltoallv,
-/// [2] allgatherv.
+/// An algorithm, the ops it lowers (lowers[0] alltoall, [1] alltoallv,
+/// [2] allgatherv) and its FIFO depth when the spec gives none.
 struct AlgorithmRow {
   llvm::StringLiteral name;
   bool lowers[3];
+  int64_t defaultDepth;
 };
 inline constexpr AlgorithmRow kAlgorithms[] = {
-#define COLL_ALGORITHM(SPELLING, ALLTOALL, ALLTOALLV, ALLGATHERV)                  \
-  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}},
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
+  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}, DEPTH},
 #include "dialect/Coll/CollAlgorithms.def"
 };
 
@@ -32,9 +33,11 @@ enum class OptionKind { Order, Seed, Positive, Depth, Throttle, Parts };
 struct OptionRow {
   llvm::StringLiteral algorithm, option;
   OptionKind kind;
+  bool decided; // recorded by selection for every op of the algorithm
 };
 inline constexpr OptionRow kOptions[] = {
-#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND) {SPELLING, OPTION, OptionKind::KIND},
+#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND, DECIDED)                       \
+  {SPELLING, OPTION, OptionKind::KIND, DECIDED != 0},
 #include "dialect/Coll/CollAlgorithms.def"
 };
 
@@ -68,13 +71,14 @@ inline llvm::ArrayRef<llvm::StringLiteral> namesOf(OptionKind kind) {
   }
 }
 
-/// Sends in flight per FIFO of the alltoall(v) exchanges when the spec gives
-/// no fifo_depth. The lowerings build their FIFOs with it and the cost model
-/// counts a NIC's transfers in flight with it. The virtual mesh (and
-/// smp-all-cores, which is one) keeps a whole row or column in flight: its
-/// messages are few and combined.
+/// Sends in flight per FIFO when the spec gives no fifo_depth: the table's
+/// DEPTH column. Selection records it in the op; the cost model counts a
+/// NIC's transfers in flight with it. 0 for a name not in the table.
 inline int64_t defaultFifoDepth(llvm::StringRef algorithm) {
-  return algorithm == "vmesh" || algorithm == "smp-all-cores" ? 64 : 16;
+  for (const AlgorithmRow &row : kAlgorithms)
+    if (row.name == algorithm)
+      return row.defaultDepth;
+  return 0;
 }
 
 /// The most parts dim-rings cuts a block into (its `parts` option): one

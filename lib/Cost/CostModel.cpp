@@ -55,7 +55,7 @@ int64_t collc::bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes) {
 /// of 2, where a tie's detour would start at the destination itself, so
 /// both halves take the router's one link (collc --report on a [2] torus:
 /// the same hottest link as the direct exchange, one message more).
-static double balancedContention(const TopologySpec &topo) {
+double collc::balancedContention(const TopologySpec &topo) {
   double c = contention(topo, /*balanced=*/true);
   for (size_t d = 0; d < topo.shape.size(); ++d)
     if (topo.shape[d] == 2 && hasTies(topo, d))
@@ -99,6 +99,10 @@ static double nicSlowdownOf(const TopologySpec &topo, const NicLoad &load, llvm:
 
 double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm) {
   return nicSlowdownOf(topo, nicLoadOf(topo, algorithm), algorithm);
+}
+
+double collc::vmeshNicSlowdown(const TopologySpec &topo, const MeshRows &rows) {
+  return nicSlowdownOf(topo, vmeshNicLoad(topo, rows), "vmesh");
 }
 
 static double nicFillOf(const TopologySpec &topo, const NicLoad &load, int64_t bytes) {
@@ -811,113 +815,6 @@ double collc::blockedRingAllgathervUs(const NetworkParams &net, int64_t ranks,
   double rounds = static_cast<double>(totalBytes) / b +
                   static_cast<double>(ranks - zeroRanks) / 2;
   return rounds * (net.alphaUs + betaUs(net) * b);
-}
-
-std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
-  const TopologySpec &topo = spec.topology;
-  const CollectiveSpec &coll = spec.collective;
-  AlgorithmEstimate base;
-  base.ranks = topo.numRanks();
-  base.bytes = coll.maxBytes.value_or(kDefaultEstimateBytes);
-  base.contention = contention(topo);
-
-  std::vector<AlgorithmEstimate> estimates;
-  if (coll.kind == CollectiveKind::Allgatherv) {
-    AlgorithmEstimate direct = base;
-    direct.algorithm = "direct";
-    direct.timeUs = directAllgathervUs(topo, base.bytes);
-    estimates.push_back(direct);
-
-    // Neighbours in a ring share one link each way, so C = 1 here.
-    AlgorithmEstimate ring = base;
-    ring.algorithm = "blocked-ring";
-    ring.contention = 1;
-    int64_t total = base.ranks * base.bytes;
-    ring.blockBytes = coll.blockBytes.value_or(
-        blockedRingBestBlockBytes(topo.network, base.ranks, 0, total));
-    ring.timeUs = blockedRingAllgathervUs(topo.network, base.ranks, 0, total,
-                                          *ring.blockBytes);
-    estimates.push_back(ring);
-
-    if (topo.ranksPerNode > 1) {
-      AlgorithmEstimate smp = ring;
-      smp.algorithm = "smp-blocked-ring";
-      int64_t depth = topo.numNodes() + topo.ranksPerNode;
-      smp.blockBytes = coll.blockBytes.value_or(
-          blockedRingBestBlockBytes(topo.network, depth, 0, total));
-      smp.timeUs = smpRingAllgathervUs(topo.network, topo.numNodes(), topo.ranksPerNode,
-                                       total, *smp.blockBytes);
-      estimates.push_back(smp);
-    }
-  } else {
-    double peak = peakAlltoallUs(topo, base.bytes);
-    auto add = [&](const char *algorithm, double timeUs) -> AlgorithmEstimate & {
-      AlgorithmEstimate &e = estimates.emplace_back(base);
-      e.algorithm = algorithm;
-      e.timeUs = timeUs;
-      e.percentOfPeak = percentOfPeak(peak, timeUs);
-      if (topo.nic.kind != NicKind::None)
-        e.nicSlowdown = nicSlowdown(topo, algorithm);
-      return e;
-    };
-    bool alltoall = coll.kind == CollectiveKind::Alltoall;
-    bool smp = topo.ranksPerNode > 1;
-    add("direct", directAlltoallUs(topo, base.bytes));
-    // Only where ties exist does balancing change anything.
-    if (tieBlocks(topo) > 0 && !smp)
-      add("balanced", balancedAlltoallUs(topo, base.bytes)).contention =
-          balancedContention(topo);
-    if (smp && topo.numNodes() > 1)
-      add("smp-all-cores", smpAllCoresAlltoallUs(topo, base.bytes));
-    if (smp && topo.numNodes() > 1)
-      add("planned", plannedAlltoallvUs(topo, base.bytes));
-    if (alltoall && smp)
-      add("smp-leader", smpLeaderAlltoallUs(topo, base.bytes));
-    if (topo.numRanks() >= 4) {
-      bool even = alltoall || coll.evenCounts;
-      // the spec's mesh (its parser and the op's verifier, C3, check that it
-      // fits), or the fastest
-      std::optional<MeshRows> given =
-          meshOfParts(topo.shape, topo.ranksPerNode, coll.meshParts);
-      MeshRows rows = given ? *given : vmeshRows(topo, base.bytes, even);
-      AlgorithmEstimate &vmesh = add("vmesh", vmeshAlltoallUs(topo, base.bytes, even, rows));
-      vmesh.shape = rows.describe();
-      if (vmesh.nicSlowdown) // of this mesh, which `mesh` may have given
-        vmesh.nicSlowdown = nicSlowdownOf(topo, vmeshNicLoad(topo, rows), "vmesh");
-    }
-    // Seed 000's setting, a torus: with a mesh dimension in the plane, the
-    // plane phase's rounds are as loaded as the direct exchange on the
-    // mesh's middle links and lose to it in the gaps between rounds, which
-    // the model does not see (SMPI, 4x4x4 with z a mesh, alltoallv random
-    // at 16 KiB: 3329.7 us measured, 2315.9 modelled; direct 2802.7).
-    // alltoallv: a round of the plane phase waits for its largest arrival,
-    // so uneven counts leave links idle the model does not charge (SMPI,
-    // 8x4x4, random counts at 4 KiB: 1833.9 us against balanced's 1431.6);
-    // `algorithm: two-phase` still builds it.
-    bool torus = std::all_of(topo.wrap.begin(), topo.wrap.end(), [](bool w) { return w; });
-    if (alltoall && topo.shape.size() >= 2 && !smp && topo.fabric == Fabric::Torus && torus)
-      add("two-phase", twoPhaseAlltoallUs(topo, base.bytes));
-    // Only where routing cannot balance the links itself: with adaptive
-    // routing the direct exchange reaches the bound (seed 000: 99% on BG/L)
-    // without forwarding every byte through intermediate nodes' memory.
-    if (!smp && topo.fabric == Fabric::Torus && topo.routing == Routing::DimensionOrder &&
-        torus) {
-      // the spec's parts (the op's verifier, C3, checks the count), or the
-      // fastest
-      int64_t parts = coll.dimRingsParts.value_or(
-          dimRingsParts(topo, base.bytes, !alltoall, coll.evenCounts));
-      AlgorithmEstimate &rings =
-          add("dim-rings", alltoall ? dimRingsAlltoallUs(topo, base.bytes, parts)
-                                    : dimRingsAlltoallvUs(topo, base.bytes, coll.evenCounts, parts));
-      rings.contention = contention(topo, /*balanced=*/true);
-      rings.parts = parts;
-    }
-  }
-  std::stable_sort(estimates.begin(), estimates.end(),
-                   [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {
-                     return a.timeUs < b.timeUs;
-                   });
-  return estimates;
 }
 
 std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {

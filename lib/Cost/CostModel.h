@@ -83,6 +83,11 @@ double nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm);
 /// it, 993 measured. 0 otherwise.
 double nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes);
 
+/// C of the balanced schedule: contention(topo, true), but a ring of 2 with
+/// ties keeps the direct exchange's C (a tie's detour would start at the
+/// destination itself).
+double balancedContention(const TopologySpec &topo);
+
 /// Blocks of one rank that are a tie away in some dimension (0 with
 /// adaptive routing, a switch, or no even ring).
 int64_t tieBlocks(const TopologySpec &topo);
@@ -217,6 +222,8 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// bind (alltoall) or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                        const MeshRows &mesh);
+/// nicSlowdown of vmesh on the given mesh (its NIC load depends on the mesh).
+double vmeshNicSlowdown(const TopologySpec &topo, const MeshRows &mesh);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
 /// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
@@ -371,14 +378,6 @@ struct AlgorithmEstimate {
   std::optional<int64_t> parts;        // dim-rings: the parts of a block
   std::optional<double> nicSlowdown;   // behind a NIC: nicSlowdown
 };
-
-/// Every algorithm applicable to the spec's op (alltoall: direct, balanced,
-/// smp-leader, two-phase, vmesh, dim-rings, smp-all-cores, planned;
-/// alltoallv: direct, balanced, vmesh, smp-all-cores, planned;
-/// allgatherv: direct, blocked-ring, smp-blocked-ring), for the spec's largest 'bytes' (4096
-/// when absent), best first. For allgatherv, bytes is each rank's
-/// contribution and no rank is assumed empty.
-std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);
 
 /// One line, e.g. "direct: 14618.6 us (P=512, m=4096 B, C=1.00, 92.9% of
 /// peak)".

@@ -76,8 +76,6 @@ using sched::CountArray;
 
 namespace {
 
-/// As the direct lowering: enough sends in flight to keep a NIC busy.
-constexpr int64_t kDefaultDepth = 16;
 
 class BalancedLowering {
 public:
@@ -324,7 +322,7 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
   coll::TopologyAttr topology = op.getTopology();
   if (failed(requireOneRankPerNode(op, "balanced")))
     return failure();
-  int64_t depth = directFifoDepth(op, kDefaultDepth);
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   // random by default: the shared shuffled order spreads each step's load
   StringRef order = options.getString("order", "random");
   bool random = order == "random";
@@ -460,10 +458,10 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
 struct CollLowerBalancedPass
     : public collc::impl::CollLowerBalancedBase<CollLowerBalancedPass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"balanced"}))
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"balanced"}, [&] { signalPassFailure(); }))
       if (failed(lowerBalanced(op, /*isV=*/false)))
         return signalPassFailure();
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"balanced"}))
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"balanced"}, [&] { signalPassFailure(); }))
       if (failed(lowerBalanced(op, /*isV=*/true)))
         return signalPassFailure();
   }

@@ -26,13 +26,10 @@ using sched::CountArray;
 
 namespace {
 
-/// Blocks in flight per rank: the pipeline needs only a few.
-constexpr int64_t kDefaultRingDepth = 4;
-
 void lowerBlockedRing(coll::AllgathervOp op) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultRingDepth);
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   // Blocks arrive from one neighbour in the order it sends them, so a
   // bounded receive window loses nothing.
   auto fifo = pipelineFifo(op.getContext(), depth);
@@ -79,7 +76,7 @@ void lowerBlockedRing(coll::AllgathervOp op) {
 struct CollLowerBlockedRingPass
     : public collc::impl::CollLowerBlockedRingBase<CollLowerBlockedRingPass> {
   void runOnOperation() override {
-    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"blocked-ring"}))
+    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"blocked-ring"}, [&] { signalPassFailure(); }))
       lowerBlockedRing(op);
   }
 };

@@ -89,9 +89,6 @@ using sched::CountArray;
 
 namespace {
 
-/// Sends in flight per part: a step has four, the next step's wait for
-/// their forward pieces anyway.
-constexpr int64_t kDefaultDepth = 16;
 
 /// Transit items of one stage over a ring of n, both directions: Q·h·(h − 1)
 /// (Q = P/n items per distance, slots of h − t items for steps t < h).
@@ -520,11 +517,10 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
     return failure();
   ArrayRef<int64_t> shape = topology.getShape();
   OpBuilder builder(op);
-  int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
-  // the spec's parts (the op's verifier, C3, checks the count), or the cost
-  // model's: what it predicts is what runs
-  int64_t numParts = op.getAlgorithm().getInt("parts").value_or(dimRingsParts(
-      topologySpecOf(topology), static_cast<int64_t>(op.getMaxBytes()), false, true));
+  // decided by selection (lib/Algorithms/DimRings.cpp): what the model
+  // priced is what runs
+  int64_t depth = *op.getAlgorithm().getInt("fifo_depth");
+  int64_t numParts = *op.getAlgorithm().getInt("parts");
   SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape, numParts).orders;
   int64_t parts = static_cast<int64_t>(orders.size());
   MLIRContext *ctx = op.getContext();
@@ -580,7 +576,7 @@ struct CollLowerDimRingsPass
     : public collc::impl::CollLowerDimRingsBase<CollLowerDimRingsPass> {
   void runOnOperation() override {
     for (coll::AlltoallOp op :
-         opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"dim-rings"}))
+         opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"dim-rings"}, [&] { signalPassFailure(); }))
       if (failed(lowerDimRings(op)))
         return signalPassFailure();
   }

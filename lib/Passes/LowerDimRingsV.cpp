@@ -81,8 +81,6 @@ using sched::CountArray;
 
 namespace {
 
-/// Sends in flight per part (a stage sends n − 1 messages per ring).
-constexpr int64_t kDefaultDepth = 16;
 
 /// Tags: stage k's direct messages, the leg to a tie forwarder, the
 /// forwarder's leg on.
@@ -434,11 +432,9 @@ LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
   if (failed(dimrings::checkTopology(op, topology)))
     return failure();
   OpBuilder builder(op);
-  int64_t depth = op.getAlgorithm().getInt("fifo_depth").value_or(kDefaultDepth);
-  // as in lowerDimRings
-  int64_t numParts = op.getAlgorithm().getInt("parts").value_or(
-      dimRingsParts(topologySpecOf(topology), static_cast<int64_t>(op.getMaxBytes()), true,
-                    op.getEvenCounts()));
+  // decided by selection, as in lowerDimRings
+  int64_t depth = *op.getAlgorithm().getInt("fifo_depth");
+  int64_t numParts = *op.getAlgorithm().getInt("parts");
   SmallVector<SmallVector<int64_t, 3>> orders =
       dimRingsOrders(topology.getShape(), numParts).orders;
   MLIRContext *ctx = op.getContext();
@@ -455,7 +451,7 @@ struct CollLowerDimRingsVPass
     : public collc::impl::CollLowerDimRingsVBase<CollLowerDimRingsVPass> {
   void runOnOperation() override {
     for (coll::AlltoallvOp op :
-         opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"dim-rings"}))
+         opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"dim-rings"}, [&] { signalPassFailure(); }))
       if (failed(lowerDimRingsV(op)))
         return signalPassFailure();
   }

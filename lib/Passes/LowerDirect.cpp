@@ -22,7 +22,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
-#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
@@ -43,7 +42,7 @@ template <typename OpTy>
 void lowerDirect(OpTy op, StringRef collective, bool gather) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = directFifoDepth(op, algorithms::defaultFifoDepth("direct"));
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   StringRef order = options.getString("order", "shift");
   bool random = order == "random";
   auto fifo = sched::FifoAttr::get(op.getContext(), depth, /*recv_depth=*/depth);
@@ -87,8 +86,12 @@ struct CollLowerDirectPass
       if (auto algorithm = op->getAttrOfType<coll::AlgorithmAttr>("algorithm"))
         if (isa<coll::AlltoallOp, coll::AlltoallvOp, coll::AllgathervOp>(
                 op) &&
-            algorithm.getName() == "direct")
-          ops.push_back(op);
+            algorithm.getName() == "direct") {
+          if (hasDecidedParameters(op))
+            ops.push_back(op);
+          else
+            signalPassFailure();
+        }
     });
     for (Operation *op : ops) {
       if (auto a2a = dyn_cast<coll::AlltoallOp>(op))

@@ -73,7 +73,7 @@ template <typename OpTy>
 void lowerPlanned(OpTy op, bool isV) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("planned"));
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
   auto fifo = sched::FifoAttr::get(ctx, depth, 0);
   createPlanFor(builder, op, isV ? "alltoallv" : "alltoall", "planned", {fifo, fifo, fifo, fifo},
@@ -305,9 +305,9 @@ void lowerPlanned(OpTy op, bool isV) {
 struct CollLowerPlannedPass : public collc::impl::CollLowerPlannedBase<CollLowerPlannedPass> {
   void runOnOperation() override {
     // an alltoall is the alltoallv whose counts are all equal: the same plan
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"planned"}))
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"planned"}, [&] { signalPassFailure(); }))
       lowerPlanned(op, /*isV=*/false);
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"planned"}))
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"planned"}, [&] { signalPassFailure(); }))
       lowerPlanned(op, /*isV=*/true);
   }
 };

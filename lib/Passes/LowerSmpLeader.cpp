@@ -58,7 +58,7 @@ namespace {
 void lowerSmpLeader(coll::AlltoallOp op) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("smp-leader"));
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
   auto local = sched::FifoAttr::get(ctx, 1, 0);
   auto exchangeFifo = sched::FifoAttr::get(ctx, depth, depth);
@@ -156,7 +156,7 @@ void lowerSmpLeader(coll::AlltoallOp op) {
 struct CollLowerSmpLeaderPass
     : public collc::impl::CollLowerSmpLeaderBase<CollLowerSmpLeaderPass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"smp-leader"}))
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"smp-leader"}, [&] { signalPassFailure(); }))
       lowerSmpLeader(op);
   }
 };

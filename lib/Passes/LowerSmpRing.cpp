@@ -43,12 +43,11 @@ using sched::CountArray;
 
 namespace {
 
-constexpr int64_t kDefaultDepth = 4; // as the blocked ring
 
 void lowerSmpRing(coll::AllgathervOp op) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(kDefaultDepth);
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
   auto gatherFifo = sched::FifoAttr::get(ctx, depth, 0);
   // both the ring and the chain receive in their sender's order
@@ -176,7 +175,7 @@ void lowerSmpRing(coll::AllgathervOp op) {
 
 struct CollLowerSmpRingPass : public collc::impl::CollLowerSmpRingBase<CollLowerSmpRingPass> {
   void runOnOperation() override {
-    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"smp-blocked-ring"}))
+    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"smp-blocked-ring"}, [&] { signalPassFailure(); }))
       lowerSmpRing(op);
   }
 };

@@ -98,7 +98,7 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth =
-      options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("two-phase"));
+      *options.getInt("fifo_depth"); // decided by selection
   std::optional<int64_t> stages = options.getInt("stages");
   MLIRContext *ctx = op.getContext();
   // Both phases visit their peers in an order the receivers reproduce, so
@@ -401,10 +401,10 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
 struct CollLowerTwoPhasePass
     : public collc::impl::CollLowerTwoPhaseBase<CollLowerTwoPhasePass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"two-phase"}))
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"two-phase"}, [&] { signalPassFailure(); }))
       if (failed(lowerTwoPhase(op, /*isV=*/false)))
         return signalPassFailure();
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"two-phase"}))
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"two-phase"}, [&] { signalPassFailure(); }))
       if (failed(lowerTwoPhase(op, /*isV=*/true)))
         return signalPassFailure();
   }

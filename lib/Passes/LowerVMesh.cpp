@@ -178,15 +178,8 @@ template <typename OpTy>
 void lowerVMesh(OpTy op, bool isV, bool perNode) {
   OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
-  int64_t depth = options.getInt("fifo_depth").value_or(algorithms::defaultFifoDepth("vmesh"));
+  int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   coll::TopologyAttr topology = op.getTopology();
-  // the spec's mesh, or the cost model's: what it predicts is what runs
-  // (the op's verifier, C3, has checked that a given mesh fits the topology)
-  llvm::ArrayRef<int64_t> parts = options.getInts("mesh");
-  MeshRows rows = parts.empty()
-                      ? vmeshRows(topologySpecOf(topology),
-                                  static_cast<int64_t>(op.getMaxBytes()), !isV || op.getEvenCounts())
-                      : *meshOfParts(topology.getShape(), topology.getRanksPerNode(), parts);
   MLIRContext *ctx = op.getContext();
   // Both phases post in matching shift orders (step i: to +i, from −i), so a
   // bounded receive window is deadlock-free.
@@ -203,7 +196,11 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
     map.height = b.nodes(topology.getShape().size());
     consecutiveRows(b, map);
   } else {
-    map = meshMap(b, rows);
+    // the mesh selection decided (lib/Algorithms/VMesh.cpp: the spec's, or
+    // the one the model priced fastest); the op's verifier, C3, has checked
+    // that it fits the topology
+    map = meshMap(b, *meshOfParts(topology.getShape(), topology.getRanksPerNode(),
+                                  options.getInts("mesh")));
   }
   Value pvx = map.width, pvy = map.height;
   Value vx = map.column(r), vy = map.row(r);
@@ -312,9 +309,9 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
 struct CollLowerVMeshPass : public collc::impl::CollLowerVMeshBase<CollLowerVMeshPass> {
   void runOnOperation() override {
     const StringRef names[] = {"vmesh", "smp-all-cores"};
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), names))
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), names, [&] { signalPassFailure(); }))
       lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores");
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), names))
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), names, [&] { signalPassFailure(); }))
       lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores");
   }
 };

@@ -1,7 +1,7 @@
 //===- ScheduleBuilder.cpp - concise construction of sched IR -------------===//
 #include "lib/Passes/ScheduleBuilder.h"
 
-#include "lib/Cost/CostModel.h"
+#include "dialect/Coll/CollAlgorithms.h"
 #include "lib/Passes/Passes.h"
 
 #include <algorithm>
@@ -49,16 +49,18 @@ StepPeers collc::directStepPeers(ScheduleBuilder &b, Value r, Value p, Value k,
           b.rankAt(from, b.mod(b.sub(local, localStep), rpn))};
 }
 
-int64_t collc::directFifoDepth(Operation *collOp, int64_t defaultDepth) {
+bool collc::hasDecidedParameters(Operation *collOp) {
   auto algorithm = collOp->getAttrOfType<coll::AlgorithmAttr>("algorithm");
-  if (std::optional<int64_t> depth = algorithm.getInt("fifo_depth"))
-    return *depth;
-  if (algorithm.getString("throttle", "none") != "bisection")
-    return defaultDepth;
-  auto minBytes = collOp->getAttrOfType<IntegerAttr>("min_bytes");
-  return bisectionThrottleDepth(
-      topologySpecOf(collOp->getAttrOfType<coll::TopologyAttr>("topology")),
-      minBytes ? minBytes.getInt() : 1);
+  DictionaryAttr options = algorithm.getOptions();
+  for (const algorithms::OptionRow &row : algorithms::kOptions)
+    if (row.decided && row.algorithm == algorithm.getName() &&
+        !(options && options.get(row.option))) {
+      collOp->emitError("the ")
+          << algorithm.getName() << " lowering reads its parameters from the op, and "
+          << row.option << " is not decided: run coll-select-algorithm first";
+      return false;
+    }
+  return true;
 }
 
 LogicalResult collc::requireOneRankPerNode(Operation *collOp, StringRef algorithm) {

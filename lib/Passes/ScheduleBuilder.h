@@ -287,15 +287,29 @@ private:
   mlir::Location loc;
 };
 
-/// The ops of `module` whose algorithm is one of `names`, in walk order (a
-/// lowering collects them first: lowering erases the op).
+/// Whether `collOp` carries the parameters coll-select-algorithm decides
+/// for its algorithm (lib/Algorithms/Algorithm.h: fifo_depth always, order
+/// for the exchanges, parts for dim-rings, mesh for vmesh); an error naming
+/// the first missing one if not. A lowering reads its parameters from the
+/// IR and decides none itself.
+bool hasDecidedParameters(mlir::Operation *collOp);
+
+/// The ops of `module` whose algorithm is one of `names` and whose
+/// parameters are decided, in walk order (a lowering collects them first:
+/// lowering erases the op). An op whose parameters are not decided gets an
+/// error and `fail` is called.
 template <typename OpTy>
 llvm::SmallVector<OpTy> opsWithAlgorithm(mlir::ModuleOp module,
-                                         llvm::ArrayRef<llvm::StringRef> names) {
+                                         llvm::ArrayRef<llvm::StringRef> names,
+                                         llvm::function_ref<void()> fail) {
   llvm::SmallVector<OpTy> ops;
   module.walk([&](OpTy op) {
-    if (llvm::is_contained(names, op.getAlgorithm().getName()))
+    if (!llvm::is_contained(names, op.getAlgorithm().getName()))
+      return;
+    if (hasDecidedParameters(op))
       ops.push_back(op);
+    else
+      fail();
   });
   return ops;
 }
@@ -338,10 +352,6 @@ struct StepPeers {
 StepPeers directStepPeers(ScheduleBuilder &b, mlir::Value r, mlir::Value p, mlir::Value k,
                           llvm::StringRef order, int64_t ndims, int64_t ranksPerNode);
 
-/// The send depth of a direct exchange's FIFO: fifo_depth, or with
-/// `throttle: bisection` the rate-limiting depth for the op's block bytes
-/// (bisectionThrottleDepth, lib/Cost), or `defaultDepth`.
-int64_t directFifoDepth(mlir::Operation *collOp, int64_t defaultDepth);
 
 /// Torus schedules that route between nodes, one rank on each (balanced,
 /// two-phase, dim-rings), refuse a topology with more ranks per node, with

@@ -1,12 +1,18 @@
-//===- SelectAlgorithm.cpp - cost-model choice of algorithm ---------------===//
+//===- SelectAlgorithm.cpp - choose an algorithm, decide its parameters ---===//
 //
-// For every collective left at algorithm = "auto", asks the cost model
-// (lib/Cost) for the predicted time of each applicable algorithm, records the
-// fastest, and attaches the prediction (predicted_us) and a remark listing
-// every candidate so the user can see why it won.
+// For every collective left at algorithm = "auto", asks the algorithm
+// modules (lib/Algorithms) for the predicted time of each one the cost model
+// weighs, records the fastest, and attaches the prediction (predicted_us)
+// and a remark listing every candidate, and every algorithm not weighed
+// with the reason, so the user can see why it won. Then, for every
+// collective, the chosen or named algorithm's module decides the parameters
+// the spec left open (FIFO depth, order, parts, mesh) and they are recorded
+// in #coll.algorithm: the lowerings read them, and --emit=coll shows what
+// will run.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
+#include "lib/Algorithms/Algorithm.h"
 #include "lib/Cost/CostModel.h"
 #include "lib/Passes/Passes.h"
 
@@ -53,53 +59,76 @@ template <typename OpTy>
 Spec specOf(OpTy op, CollectiveKind kind) {
   Spec spec;
   spec.topology = topologySpecOf(op.getTopology());
-  spec.collective.kind = kind;
-  spec.collective.minBytes = static_cast<int64_t>(op.getMinBytes());
-  spec.collective.maxBytes = static_cast<int64_t>(op.getMaxBytes());
-  spec.collective.blockBytes = op.getAlgorithm().getInt("block_bytes");
-  llvm::ArrayRef<int64_t> mesh = op.getAlgorithm().getInts("mesh");
-  spec.collective.meshParts.assign(mesh.begin(), mesh.end());
-  spec.collective.dimRingsParts = op.getAlgorithm().getInt("parts");
-  spec.collective.evenCounts = op.getEvenCounts();
+  CollectiveSpec &coll = spec.collective;
+  coll.kind = kind;
+  coll.algorithm = op.getAlgorithm().getName().str();
+  coll.minBytes = static_cast<int64_t>(op.getMinBytes());
+  coll.maxBytes = static_cast<int64_t>(op.getMaxBytes());
+  coll.evenCounts = op.getEvenCounts();
+  coll::AlgorithmAttr options = op.getAlgorithm();
+  coll.blockBytes = options.getInt("block_bytes");
+  coll.fifoDepth = options.getInt("fifo_depth");
+  coll.dimRingsParts = options.getInt("parts");
+  llvm::ArrayRef<int64_t> mesh = options.getInts("mesh");
+  coll.meshParts.assign(mesh.begin(), mesh.end());
+  if (StringRef order = options.getString("order", ""); !order.empty())
+    coll.order = order.str();
+  if (StringRef throttle = options.getString("throttle", ""); !throttle.empty())
+    coll.throttle = throttle.str();
+  coll.seed = static_cast<uint64_t>(options.getInt("seed").value_or(1));
   return spec;
+}
+
+/// `chosen` with the decision's parameters recorded; a throttle is
+/// recorded as the FIFO depth it decided.
+coll::AlgorithmAttr record(coll::AlgorithmAttr chosen, const Decision &decision) {
+  MLIRContext *ctx = chosen.getContext();
+  Builder builder(ctx);
+  llvm::StringMap<Attribute> decided;
+  decided["fifo_depth"] = builder.getI64IntegerAttr(decision.fifoDepth);
+  if (decision.order)
+    decided["order"] = builder.getStringAttr(*decision.order);
+  if (decision.seed)
+    decided["seed"] = builder.getI64IntegerAttr(*decision.seed);
+  if (decision.parts)
+    decided["parts"] = builder.getI64IntegerAttr(*decision.parts);
+  if (!decision.mesh.empty())
+    decided["mesh"] = builder.getDenseI64ArrayAttr(decision.mesh);
+  SmallVector<NamedAttribute> options;
+  if (DictionaryAttr given = chosen.getOptions())
+    for (NamedAttribute option : given)
+      if (!decided.count(option.getName().getValue()) &&
+          option.getName().getValue() != "throttle")
+        options.push_back(option);
+  for (auto &entry : decided)
+    options.push_back(builder.getNamedAttr(entry.getKey(), entry.getValue()));
+  return coll::AlgorithmAttr::get(ctx, chosen.getName(), builder.getDictionaryAttr(options));
 }
 
 template <typename OpTy>
 void select(OpTy op, CollectiveKind kind) {
-  if (op.getAlgorithm().getName() != "auto")
-    return;
   Spec spec = specOf(op, kind);
-  std::vector<AlgorithmEstimate> estimates = estimateAlgorithms(spec);
-  // Only algorithms this op can be lowered with compete.
-  llvm::erase_if(estimates, [](const AlgorithmEstimate &e) {
-    return !llvm::is_contained(OpTy::getSupportedAlgorithms(), e.algorithm);
-  });
-  if (estimates.empty()) {
-    op.emitError("cost model has no algorithm for this collective");
-    return;
-  }
-  const AlgorithmEstimate &best = estimates.front();
+  coll::AlgorithmAttr chosen = op.getAlgorithm();
   Builder builder(op.getContext());
-  coll::AlgorithmAttr chosen = op.getAlgorithm().selectAs(best.algorithm);
-  // On a torus routed dimension by dimension, where ties overload one
-  // direction, the shared random order (BG/L's AR) spreads that load over
-  // the run: SimGrid runs it 11-15% faster than the shift order from 256 B
-  // to 4 KiB on 4x4x4 (bench/smpi/README.md). An order the user gave stays.
-  if (best.algorithm == "direct" && kind != CollectiveKind::Allgatherv &&
-      tieBlocks(spec.topology) > 0 && !chosen.getString("order", "").size()) {
-    SmallVector<NamedAttribute> options;
-    if (DictionaryAttr given = chosen.getOptions())
-      options.append(given.begin(), given.end());
-    options.push_back(builder.getNamedAttr("order", builder.getStringAttr("random")));
-    chosen = coll::AlgorithmAttr::get(op.getContext(), chosen.getName(),
-                                      builder.getDictionaryAttr(options));
+  if (chosen.getName() == "auto") {
+    std::vector<AlgorithmEstimate> estimates = estimateAlgorithms(spec);
+    if (estimates.empty()) {
+      op.emitError("cost model has no algorithm for this collective");
+      return;
+    }
+    const AlgorithmEstimate &best = estimates.front();
+    chosen = chosen.selectAs(best.algorithm);
+    op->setAttr("predicted_us", builder.getF64FloatAttr(best.timeUs));
+    InFlightDiagnostic remark = op.emitRemark("selected ")
+                                << best.algorithm << " by the cost model";
+    for (const AlgorithmEstimate &estimate : estimates)
+      remark.attachNote() << explainEstimate(estimate);
+    for (const auto &[name, why] : algorithmsNotWeighed(spec))
+      remark.attachNote() << "not weighed: " << name << ": " << why;
   }
-  op.setAlgorithmAttr(chosen);
-  op->setAttr("predicted_us", builder.getF64FloatAttr(best.timeUs));
-  InFlightDiagnostic remark = op.emitRemark("selected ")
-                              << best.algorithm << " by the cost model";
-  for (const AlgorithmEstimate &estimate : estimates)
-    remark.attachNote() << explainEstimate(estimate);
+  // spec.collective.algorithm stays "auto" where the model chose: a module
+  // may decide differently for a choice the user did not make
+  op.setAlgorithmAttr(record(chosen, decideParameters(spec, chosen.getName())));
 }
 
 struct CollSelectAlgorithmPass

@@ -1,6 +1,6 @@
 // The lowered schedules must also pass the simulator (sched-verify), at
 // their exact size (8 ranks) and on their smaller shapes.
-// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-lower-balanced --sched-verify=max-ranks=8 | FileCheck %s
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-select-algorithm --coll-lower-balanced --sched-verify=max-ranks=8 | FileCheck %s
 
 // On a 4x2 torus both dimensions can tie (offset n/2 on an even ring).
 // Whether a wrapped dimension ties is read at run time from the parity of
@@ -98,5 +98,5 @@ coll.alltoallv @vsmp {topology = #coll.topology<shape = [2, 2], wrap = [true, tr
 
 // Other algorithms are left to their own lowering.
 // CHECK-LABEL: coll.alltoall @direct
-// CHECK-SAME: algorithm = #coll.algorithm<"direct">
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>
 coll.alltoall @direct {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

@@ -1,5 +1,5 @@
 // The lowered schedules must also pass the simulator (sched-verify).
-// RUN: %collc-opt %s --coll-lower-blocked-ring --sched-verify=max-ranks=5 | FileCheck %s
+// RUN: %collc-opt %s --coll-select-algorithm --coll-lower-blocked-ring --sched-verify=max-ranks=5 | FileCheck %s
 
 // A forced block size is a constant; rank r sends to r+1 and receives from
 // r-1, each received block signals @arrived[owner, k] and is forwarded only

@@ -1,6 +1,6 @@
 // The lowered schedules must also pass the simulator (sched-verify), at
 // their exact size (8 ranks) and on their smaller shapes.
-// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-lower-dim-rings-v --sched-verify=max-ranks=8 | FileCheck %s
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-select-algorithm --coll-lower-dim-rings-v --sched-verify=max-ranks=8 | FileCheck %s
 
 // Two parts on a 4x2 torus, part p on FIFO p, crossing the dimensions in the
 // alltoall's orders. A rank that lays an item out in scratch learns its
@@ -67,8 +67,8 @@ coll.alltoallv @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, tru
 // The alltoall is coll-lower-dim-rings'; other algorithms are left to their
 // own lowering.
 // CHECK-LABEL: coll.alltoall @alltoall
-// CHECK-SAME: algorithm = #coll.algorithm<"dim-rings">
+// CHECK-SAME: algorithm = #coll.algorithm<"dim-rings", {fifo_depth = 16 : i64, parts = 2 : i64}>
 // CHECK-LABEL: coll.alltoallv @direct
-// CHECK-SAME: algorithm = #coll.algorithm<"direct">
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>
 coll.alltoall @alltoall {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings">, min_bytes = 4096 : i64}
 coll.alltoallv @direct {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

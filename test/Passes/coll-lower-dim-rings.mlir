@@ -1,6 +1,6 @@
 // The lowered schedules must also pass the simulator (sched-verify), at
 // their exact size (8 ranks) and on their smaller shapes.
-// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-lower-dim-rings --sched-verify=max-ranks=8 | FileCheck %s
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-select-algorithm --coll-lower-dim-rings --sched-verify=max-ranks=8 | FileCheck %s
 
 // Two parts on a 4x2 torus, each crossing both dimensions in its own order,
 // part p on FIFO p. One body serves every part, wave, stage, step and
@@ -68,8 +68,8 @@ coll.alltoall @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, true
 // The alltoallv is coll-lower-dim-rings-v's; other algorithms are left to
 // their own lowering.
 // CHECK-LABEL: coll.alltoallv @alltoallv
-// CHECK-SAME: algorithm = #coll.algorithm<"dim-rings">
+// CHECK-SAME: algorithm = #coll.algorithm<"dim-rings", {fifo_depth = 16 : i64, parts = 1 : i64}>
 // CHECK-LABEL: coll.alltoall @direct
-// CHECK-SAME: algorithm = #coll.algorithm<"direct">
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>
 coll.alltoallv @alltoallv {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings">, min_bytes = 4096 : i64}
 coll.alltoall @direct {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

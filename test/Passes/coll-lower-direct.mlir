@@ -1,5 +1,5 @@
 // The lowered schedules must also pass the simulator (sched-verify).
-// RUN: %collc-opt %s --coll-lower-direct --sched-verify=max-ranks=5 | FileCheck %s
+// RUN: %collc-opt %s --coll-select-algorithm --coll-lower-direct --sched-verify=max-ranks=5 | FileCheck %s
 
 // Shift order: at step k rank r receives from (r - k) mod P and sends to
 // (r + k) mod P; its own block is a local copy after the loop, so that it

@@ -1,6 +1,6 @@
 // The lowered schedules must also pass the simulator (sched-verify), at
 // their exact size (8 or 16 ranks) and on their smaller shapes.
-// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-lower-two-phase --sched-verify=max-ranks=16 | FileCheck %s
+// RUN: %collc-opt %s -split-input-file -verify-diagnostics --coll-select-algorithm --coll-lower-two-phase --sched-verify=max-ranks=16 | FileCheck %s
 
 // On a 4x2 torus the line is x (the longest) and the plane is y. Phase 1 on
 // FIFO 0 sends each line peer one message gathered from the send buffer.
@@ -124,5 +124,5 @@ coll.alltoall @ring {topology = #coll.topology<shape = [8], wrap = [true], ranks
 
 // Other algorithms are left to their own lowering.
 // CHECK-LABEL: coll.alltoall @direct
-// CHECK-SAME: algorithm = #coll.algorithm<"direct">
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>
 coll.alltoall @direct {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

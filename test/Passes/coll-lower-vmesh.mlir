@@ -1,6 +1,6 @@
 // The lowered schedules must also pass the simulator (sched-verify), at
 // their exact size (8 ranks) and on their smaller shapes.
-// RUN: %collc-opt %s -split-input-file --coll-lower-vmesh --sched-verify=max-ranks=8 | FileCheck %s
+// RUN: %collc-opt %s -split-input-file --coll-select-algorithm --coll-lower-vmesh --sched-verify=max-ranks=8 | FileCheck %s
 
 // Rows on the x lines of a 4x2 torus (`mesh`: x whole, y cut into 2): a
 // Pvx x Pvy mesh of consecutive ranks, Pvx = cores x n_x, Pvy = n_y, rank r
@@ -103,5 +103,5 @@ coll.alltoallv @alltoallv_rows {topology = #coll.topology<shape = [4, 2], wrap =
 
 // Other algorithms are left to their own lowering.
 // CHECK-LABEL: coll.alltoall @direct
-// CHECK-SAME: algorithm = #coll.algorithm<"direct">
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>
 coll.alltoall @direct {topology = #coll.topology<shape = [4, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"direct">}

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/Coll/CollOps.h"
 #include "dialect/Sched/SchedOps.h"
+#include "lib/Algorithms/Algorithm.h"
+#include "lib/Cost/CostModel.h"
 #include "lib/Frontend/SpecToColl.h"
 #include "lib/Passes/Passes.h"
 #include "lib/Plan/CSource.h"
@@ -21,7 +23,6 @@
 #include "lib/Platform/Platform.h"
 #include "lib/Spec/Spec.h"
 #include "tools/collc/report.h"
-#include "lib/Cost/CostModel.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -337,6 +338,7 @@ void reportOtherCandidates(MLIRContext &context, ModuleOp pristine,
         return success();
       });
       PassManager pm(&context);
+      pm.addPass(createCollSelectAlgorithm()); // decides the candidate's parameters
       addLowerings(pm);
       if (succeeded(pm.run(*module))) {
         auto plans = module->getBody()->getOps<sched::PlanOp>();

@@ -1,0 +1,48 @@
+//===- Direct.cpp - the direct exchange: every rank to every rank ---------===//
+//
+// alltoall(v): P − 1 steps, step k to r + k and from r − k (the shift
+// order), or the steps shuffled by a shared seed (random), or one torus
+// translation per step (dimension). allgatherv: the one contribution to
+// every peer. Lowering: lib/Passes/LowerDirect.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Algorithms/Algorithm.h"
+
+using namespace collc;
+
+namespace {
+
+std::optional<std::string> whyNotWeighed(const Spec &) { return std::nullopt; }
+
+void decide(const Spec &spec, Decision &decision) {
+  const CollectiveSpec &coll = spec.collective;
+  if (coll.order) {
+    decision.order = *coll.order;
+  } else if (coll.algorithm == "auto" && coll.kind != CollectiveKind::Allgatherv &&
+             tieBlocks(spec.topology) > 0) {
+    // Chosen by the model on a torus routed dimension by dimension, where
+    // ties overload one direction of a ring: a shared random order (BG/L's
+    // AR strategy) spreads that load over the whole exchange. An order the
+    // user named stays.
+    decision.order = "random";
+  } else {
+    decision.order = "shift";
+  }
+  if (*decision.order == "random")
+    decision.seed = static_cast<int64_t>(coll.seed);
+}
+
+void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
+  if (spec.collective.kind == CollectiveKind::Allgatherv) {
+    e.timeUs = directAllgathervUs(spec.topology, e.bytes);
+    return;
+  }
+  e.timeUs = directAlltoallUs(spec.topology, e.bytes);
+  finishAlltoallEstimate(spec, e);
+}
+
+} // namespace
+
+namespace collc {
+extern const AlgorithmModule DirectModule{"direct", whyNotWeighed, decide, estimate};
+} // namespace collc

@@ -1,0 +1,33 @@
+//===- SmpAllCores.cpp - seed 002's all-cores SMP alltoall ----------------===//
+//
+// An exchange within each node, then every core sends one message of its
+// node's C blocks to each other node: a virtual mesh whose rows are nodes.
+// Lowering: lib/Passes/LowerVMesh.cpp (the per-node mesh).
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Algorithms/Algorithm.h"
+
+using namespace collc;
+
+namespace {
+
+std::optional<std::string> whyNotWeighed(const Spec &spec) {
+  if (spec.topology.ranksPerNode == 1)
+    return std::string("one rank per node: there is no node to exchange within");
+  if (spec.topology.numNodes() == 1)
+    return std::string("one node: there is no network phase");
+  return std::nullopt;
+}
+
+void decide(const Spec &, Decision &) {}
+
+void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
+  e.timeUs = smpAllCoresAlltoallUs(spec.topology, e.bytes);
+  finishAlltoallEstimate(spec, e);
+}
+
+} // namespace
+
+namespace collc {
+extern const AlgorithmModule SmpAllCoresModule{"smp-all-cores", whyNotWeighed, decide, estimate};
+} // namespace collc

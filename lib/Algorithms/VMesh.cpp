@@ -1,0 +1,51 @@
+//===- VMesh.cpp - seed 000's two-dimensional virtual mesh ----------------===//
+//
+// The ranks as a Pvx × Pvy mesh: an alltoall within each row, whose
+// messages combine a column's blocks, then one within each column. The mesh
+// (MeshRows: parts per torus dimension) is the spec's or the one the model
+// prices fastest. Lowering: lib/Passes/LowerVMesh.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Algorithms/Algorithm.h"
+
+using namespace collc;
+
+namespace {
+
+bool evenBlocks(const Spec &spec) {
+  return spec.collective.kind == CollectiveKind::Alltoall || spec.collective.evenCounts;
+}
+
+std::optional<std::string> whyNotWeighed(const Spec &spec) {
+  if (spec.topology.numRanks() < 4)
+    return std::string("fewer than 4 ranks: a mesh needs two rows and two columns");
+  return std::nullopt;
+}
+
+void decide(const Spec &spec, Decision &decision) {
+  const CollectiveSpec &coll = spec.collective;
+  // the spec's mesh (its parser and the op's verifier, C3, check that it
+  // fits), or the fastest
+  if (!coll.meshParts.empty()) {
+    decision.mesh.assign(coll.meshParts.begin(), coll.meshParts.end());
+    return;
+  }
+  MeshRows rows = vmeshRows(spec.topology, estimateBytes(spec), evenBlocks(spec));
+  decision.mesh.assign(rows.parts.begin(), rows.parts.end());
+}
+
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  const TopologySpec &topo = spec.topology;
+  MeshRows rows = *meshOfParts(topo.shape, topo.ranksPerNode, decision.mesh);
+  e.timeUs = vmeshAlltoallUs(topo, e.bytes, evenBlocks(spec), rows);
+  e.shape = rows.describe();
+  if (topo.nic.kind != NicKind::None) // of this mesh
+    e.nicSlowdown = vmeshNicSlowdown(topo, rows);
+  finishAlltoallEstimate(spec, e);
+}
+
+} // namespace
+
+namespace collc {
+extern const AlgorithmModule VMeshModule{"vmesh", whyNotWeighed, decide, estimate};
+} // namespace collc
