@@ -1331,25 +1331,52 @@ static void test_arena(void) {
   collrt_plan_free(q);
 }
 
-int main(void) {
-  test_copy();
-  test_round_trip();
-  test_validation();
-  test_expressions();
-  test_expand();
-  test_phase_loop();
-  test_table_reads();
-  test_simulate();
-  test_wait_policy();
-  test_format_v2();
-  test_exchange();
-  test_arena();
-  test_status_names();
-  test_env();
-  test_load_file_kinds();
+/* The suites, one CTest test each (runtime/test/CMakeLists.txt registers
+ * the names `collrt_test_core --list` prints, so a failure names its suite).
+ *   collrt_test_core            every suite
+ *   collrt_test_core SUITE      one suite
+ *   collrt_test_core --list     the suites' names */
+static const struct {
+  const char *name;
+  void (*run)(void);
+} kSuites[] = {
+    {"copy", test_copy},
+    {"round-trip", test_round_trip},
+    {"validation", test_validation},
+    {"expressions", test_expressions},
+    {"expand", test_expand},
+    {"phase-loop", test_phase_loop},
+    {"table-reads", test_table_reads},
+    {"simulate", test_simulate},
+    {"wait-policy", test_wait_policy},
+    {"format-v2", test_format_v2},
+    {"exchange", test_exchange},
+    {"arena", test_arena},
+    {"status-names", test_status_names},
+    {"env", test_env},
+    {"load-file-kinds", test_load_file_kinds},
+};
+enum { kNumSuites = sizeof kSuites / sizeof kSuites[0] };
+
+int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--list")) {
+    for (int i = 0; i < kNumSuites; ++i)
+      printf("%s\n", kSuites[i].name);
+    return 0;
+  }
+  int ran = 0;
+  for (int i = 0; i < kNumSuites; ++i)
+    if (argc < 2 || !strcmp(argv[1], kSuites[i].name)) {
+      kSuites[i].run();
+      ++ran;
+    }
+  if (!ran) {
+    fprintf(stderr, "collrt_test_core: no suite named '%s' (--list names them)\n", argv[1]);
+    return 2;
+  }
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else
-    printf("all core tests passed\n");
+    printf("%s passed\n", argc < 2 ? "all core tests" : argv[1]);
   return failures != 0;
 }
