@@ -148,7 +148,8 @@ def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
     two unordered transfers may race on a buffer. A plan that needs an exact
     communicator size (it uses the topology) is verified on its real shape
     when that fits max-ranks, and always on the family of small shapes of
-    the same dimensionality and wrap (every extent in {1, 2, 3}) that fit:
+    the same dimensionality and wrap (every extent in {1, 2, 3}, and 4 where
+    the plan's extent is 4 or more) that fit:
     the program is parametric, so the same statements run. A plan for which
     no size fits is an error, never a silent success.
   }];

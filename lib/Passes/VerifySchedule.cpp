@@ -134,18 +134,25 @@ struct SchedVerifyPass : public collc::impl::SchedVerifyBase<SchedVerifyPass> {
         return failure();
       ++verified;
     }
-    // Every shape with extents in {1, 2, 3} per used dimension (unused
-    // dimensions stay 1), the plan's ranks per node, that fits max-ranks.
+    // Every shape with extents in {1, 2, 3} per used dimension, and 4 in a
+    // dimension whose extent is 4 or more (unused dimensions stay 1), the
+    // plan's ranks per node, that fits max-ranks. An even ring of 4 is the
+    // smallest with a tie that is not also a neighbour (offset 2 is neither
+    // +1 nor −1), where the tie rules of balanced, two-phase and dim-rings
+    // live; extents 1–3 alone never exercise them.
     uint32_t shape[COLLRT_MAX_DIMS];
+    int extents[COLLRT_MAX_DIMS];
     int combos = 1;
-    for (unsigned d = 0; d < desc->ndims; ++d)
-      combos *= 3;
+    for (unsigned d = 0; d < desc->ndims; ++d) {
+      extents[d] = desc->shape[d] >= 4 ? 4 : 3;
+      combos *= extents[d];
+    }
     for (int c = 0; c < combos; ++c) {
       int64_t ranks = desc->ranks_per_node;
       std::string note = " on the shape ";
       for (int d = 0, rest = c; d < COLLRT_MAX_DIMS; ++d) {
-        shape[d] = d < desc->ndims ? 1 + rest % 3 : 1;
-        rest /= 3;
+        shape[d] = d < desc->ndims ? 1 + rest % extents[d] : 1;
+        rest = d < desc->ndims ? rest / extents[d] : rest;
         ranks *= shape[d];
         if (d < desc->ndims)
           note += (d ? "x" : "") + std::to_string(shape[d]);

@@ -118,6 +118,43 @@ sched.plan @topology_family attributes {collective = "alltoall", algorithm = "di
 
 // -----
 
+// The family includes an extent of 4 where the plan's extent is 4 or more:
+// this exchange runs min(x, 3)·y steps, right whenever x <= 3 and wrong
+// (the fourth x neighbour's block never moves) from 4 on, the smallest even
+// ring with a tie that is not also a neighbour.
+// expected-error @+1 {{schedule fails verification for P = 4 on the shape 4x1 (a smaller instance of the same program) with uniform 1 B counts}}
+sched.plan @wrong_from_extent_4 attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [8, 2], wrap = [true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
+  sched.phase "exchange" fifo(0) {
+    %r = sched.rank
+    %zero = sched.const 0
+    %one = sched.const 1
+    %three = sched.const 3
+    %x = sched.dim 0
+    %y = sched.dim 1
+    %p = sched.mul %x, %y
+    %capped = sched.min %x, %three
+    %steps = sched.mul %capped, %y
+    %own = sched.count recvcount[%r]
+    %sd = sched.count senddispl[%r]
+    %rd = sched.count recvdispl[%r]
+    sched.copy sendbuf[%sd] to recvbuf[%rd] len %own
+    sched.for %k = %one to %steps {
+      %a = sched.add %r, %k
+      %dst = sched.mod %a, %p
+      %s = sched.sub %r, %k
+      %src = sched.mod %s, %p
+      %roff = sched.count recvdispl[%src]
+      %rlen = sched.count recvcount[%src]
+      sched.recv recvbuf[%roff, %rlen] from %src tag %zero
+      %soff = sched.count senddispl[%dst]
+      %slen = sched.count sendcount[%dst]
+      sched.send sendbuf[%soff, %slen] to %dst tag %zero
+    }
+  }
+}
+
+// -----
+
 // Nothing fits: even one node holds more ranks than max-ranks.
 // expected-error @+1 {{schedule cannot be verified: it needs exactly 64 ranks and even its smallest shape (every extent 1) needs 8, above --verify-ranks = 4; raise --verify-ranks, or pass --no-verify}}
 sched.plan @unverifiable attributes {collective = "alltoall", algorithm = "direct", fifos = [#sched.fifo<send_depth = 4, recv_depth = 0>], topology = #coll.topology<shape = [2, 2, 2], wrap = [true, true, true], ranks_per_node = 8, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>} {
