@@ -21,6 +21,13 @@ config.substitutions.append(("%examples", os.path.join(config.collc_src_root, "e
 # MPICH's hydra: allow oversubscription and keep runs independent of the
 # caller's environment; -n is given per test.
 config.substitutions.append(("%mpiexec", config.mpiexec))
+# The ranks of these runs outnumber the cores; MPICH busy-polls, so they
+# yield when a poll finds nothing (runtime/test/yield_when_idle.c: scheduling
+# only, every check stays). mpiexec passes the environment to the ranks; a
+# test that sets its own LD_PRELOAD runs without it.
+yield_lib = os.path.join(config.collc_obj_root, "lib", "libcollc_test_yield.so")
+if os.path.exists(yield_lib):
+    config.environment["LD_PRELOAD"] = yield_lib
 
 llvm_config.with_system_environment(["HOME", "USER", "TMPDIR", "HYDRA_LAUNCHER"])
 llvm_config.use_default_substitutions()
