@@ -128,7 +128,7 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 /// rounds back to back once the first arrival is in, plus a fifth of a
 /// round for the tails in which a round's longest flows run alone. L: the busiest link's
 /// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
-/// 8x4x4 3718.0 us (bench/smpi/README.md, "Two-phase").
+/// 8x4x4 3718.0 us (docs/smpi.md, "Two-phase").
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// The rows of seed 000's virtual mesh (A3). Along each torus dimension d

@@ -40,7 +40,7 @@
 // in it the blocks by (c, c'). Each offset sums O(N + C) table entries.
 //
 // The same schedule serves alltoall (all counts equal): at 8 B on 16 nodes
-// of 8 cores it is the fastest alltoall collc has (bench/smpi/README.md).
+// of 8 cores it is the fastest alltoall collc has (docs/smpi.md).
 // Bind checks that ranks_per_node matches the machine (node_map.c): the
 // collect stage goes through the node arena, the distribute stage's
 // messages through the shared-memory transport.

@@ -2,7 +2,7 @@
 //
 // The machine a spec describes, as a SimGrid platform (XML, DTD 4.1) and an
 // SMPI hostfile, so that plans run under smpirun on the machine they were
-// compiled for (bench/smpi/README.md documents the model):
+// compiled for (docs/smpi.md documents the model):
 //
 //  - torus, every dimension wrapped: one TORUS cluster, topo_parameters =
 //    shape (x fastest, like collc's node coordinates), SPLITDUPLEX links of

@@ -1,6 +1,6 @@
 //===- Spec.h - the user's machine + collective description -----*- C++ -*-===//
 //
-// The in-memory form of a spec.yaml (format v1, see README.md "Spec"). The
+// The in-memory form of a spec.yaml (format v1, see docs/spec.md). The
 // parser fills it and reports malformed input as file:line:col diagnostics.
 //
 //===----------------------------------------------------------------------===//

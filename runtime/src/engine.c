@@ -138,7 +138,7 @@ static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, i
  * gamma instead, and the chunk is the bytes of the same 6.5 us at that rate
  * (4 KiB at 1.6 ns/B): with 64 KiB chunks (105 us at 1.6 ns/B) dim-rings
  * on 8x8x8 at 4 KiB measured 10% slower, the links idle while a rank slept
- * in its copy (bench/smpi/README.md). */
+ * in its copy (docs/smpi.md). */
 void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte) {
   c->node.copy_ps_per_byte = ps_per_byte;
   c->copy_chunk_bytes = COPY_INLINE;
@@ -149,7 +149,7 @@ void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte) {
     c->copy_chunk_bytes = n < MIN_CHUNK ? MIN_CHUNK : n;
   }
   /* a measurement knob: how much a rank asleep in its copy delays the
-   * messages it would have answered (bench/smpi/README.md) */
+   * messages it would have answered (docs/smpi.md) */
   const char *bytes = getenv("COLLRT_COPY_CHUNK");
   if (bytes && atoll(bytes) > 0)
     c->copy_chunk_bytes = atoll(bytes);
