@@ -150,6 +150,12 @@ int main(int argc, char **argv) {
   }
   if (!me && !bad)
     printf("verified: every result of both ways equals the expected bytes\n");
+  free(pid);
+  free(addr);
+  free(reqs);
+  free(statuses);
+  free(t_mpi);
+  free(t_cma);
   MPI_Comm_free(&node);
   MPI_Finalize();
   return bad;
