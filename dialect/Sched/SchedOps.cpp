@@ -1,6 +1,7 @@
 //===- SchedOps.cpp - sched operation verifiers and syntax ----------------===//
 #include "dialect/Sched/SchedOps.h"
 
+#include "collc/plan.h"
 #include "collc/plan_format.h"
 
 #include "mlir/IR/Builders.h"
@@ -448,6 +449,42 @@ LogicalResult AfterOp::verify() {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConstOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+/// A binary expression of two constants: the value the runtime gives it
+/// (collrt_expr_fold), so the compiler and every rank agree on it; nothing
+/// where the runtime's evaluation would fail (the plan keeps the expression
+/// and binding reports the error, as before).
+template <typename OpTy>
+static OpFoldResult foldBinary(OpTy op, Attribute lhs, Attribute rhs) {
+  auto a = dyn_cast_or_null<IntegerAttr>(lhs);
+  auto b = dyn_cast_or_null<IntegerAttr>(rhs);
+  int64_t value = 0;
+  if (!a || !b || !collrt_expr_fold(OpTy::kOpcode, a.getInt(), b.getInt(), &value))
+    return {};
+  return IntegerAttr::get(IntegerType::get(op.getContext(), 64), value);
+}
+
+#define SCHED_FOLD_BINARY(OP)                                                  \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
+    return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs());              \
+  }
+SCHED_FOLD_BINARY(AddOp)
+SCHED_FOLD_BINARY(SubOp)
+SCHED_FOLD_BINARY(MulOp)
+SCHED_FOLD_BINARY(FloorDivOp)
+SCHED_FOLD_BINARY(ModOp)
+SCHED_FOLD_BINARY(MinOp)
+SCHED_FOLD_BINARY(MaxOp)
+SCHED_FOLD_BINARY(CeilDivOp)
+SCHED_FOLD_BINARY(EqOp)
+SCHED_FOLD_BINARY(NeOp)
+SCHED_FOLD_BINARY(LtOp)
+SCHED_FOLD_BINARY(LeOp)
+SCHED_FOLD_BINARY(GtOp)
+SCHED_FOLD_BINARY(GeOp)
+SCHED_FOLD_BINARY(AndOp)
+SCHED_FOLD_BINARY(OrOp)
+#undef SCHED_FOLD_BINARY
 
 ParseResult SumOp::parse(OpAsmParser &parser, OperationState &result) {
   OpAsmParser::Argument inductionVar;

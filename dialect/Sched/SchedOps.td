@@ -307,6 +307,8 @@ class Sched_BinaryOp<string mnemonic, int opcode, string summaryText>
   let arguments = (ins Index:$lhs, Index:$rhs);
   let assemblyFormat = "$lhs `,` $rhs attr-dict";
   let extraClassDeclaration = "static constexpr unsigned kOpcode = " # opcode # ";";
+  // Two constants fold to the value the runtime computes (collrt_expr_fold).
+  let hasFolder = 1;
 }
 
 def Sched_AddOp : Sched_BinaryOp<"add", 0x20, "lhs + rhs">;

@@ -28,6 +28,37 @@ int64_t collrt_floormod(int64_t a, int64_t b, int *ok) {
   return r;
 }
 
+int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out) {
+  int ok = 1;
+  int64_t v = 0;
+  switch (opcode) {
+  case COLLRT_X_ADD: ok = !__builtin_add_overflow(a, b, &v); break;
+  case COLLRT_X_SUB: ok = !__builtin_sub_overflow(a, b, &v); break;
+  case COLLRT_X_MUL: ok = !__builtin_mul_overflow(a, b, &v); break;
+  case COLLRT_X_MOD: v = collrt_floormod(a, b, &ok); break;
+  case COLLRT_X_DIV: v = collrt_floordiv(a, b, &ok); break;
+  case COLLRT_X_CEILDIV:
+    v = collrt_floordiv(a, b, &ok);
+    if (ok && v * b != a)
+      ++v;
+    break;
+  case COLLRT_X_MIN: v = a < b ? a : b; break;
+  case COLLRT_X_MAX: v = a > b ? a : b; break;
+  case COLLRT_X_EQ: v = a == b; break;
+  case COLLRT_X_NE: v = a != b; break;
+  case COLLRT_X_LT: v = a < b; break;
+  case COLLRT_X_LE: v = a <= b; break;
+  case COLLRT_X_GT: v = a > b; break;
+  case COLLRT_X_GE: v = a >= b; break;
+  case COLLRT_X_AND: v = a && b; break;
+  case COLLRT_X_OR: v = a || b; break;
+  default: ok = 0;
+  }
+  if (ok)
+    *out = v;
+  return ok;
+}
+
 static int64_t isqrt64(int64_t a) {
   int64_t lo = 0, hi = 3037000499; /* floor(sqrt(INT64_MAX)) */
   while (lo < hi) {
@@ -139,7 +170,6 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
     }
     uint8_t op = x[pc++];
     int64_t a, b, c, v = 0;
-    int ok = 1;
     if (op >= COLLRT_X_SMALL && op < COLLRT_X_SMALL_END_) {
       st[sp++] = op - COLLRT_X_SMALL;
       continue;
@@ -284,44 +314,16 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
     default:
       b = st[--sp];
       a = st[--sp];
-      switch (op) {
-      case COLLRT_X_ADD:
-        if (__builtin_add_overflow(a, b, &v))
-          FAIL("%lld + %lld overflows int64", (long long)a, (long long)b);
-        break;
-      case COLLRT_X_SUB:
-        if (__builtin_sub_overflow(a, b, &v))
-          FAIL("%lld - %lld overflows int64", (long long)a, (long long)b);
-        break;
-      case COLLRT_X_MUL:
-        if (__builtin_mul_overflow(a, b, &v))
-          FAIL("%lld * %lld overflows int64", (long long)a, (long long)b);
-        break;
-      case COLLRT_X_DIV: case COLLRT_X_MOD: case COLLRT_X_CEILDIV:
-        if (op == COLLRT_X_MOD) {
-          v = collrt_floormod(a, b, &ok);
-        } else if (op == COLLRT_X_DIV) {
-          v = collrt_floordiv(a, b, &ok);
-        } else {
-          v = collrt_floordiv(a, b, &ok);
-          if (ok && v * b != a)
-            ++v;
-        }
-        if (!ok)
+      if (!collrt_expr_fold(op, a, b, &v)) {
+        switch (op) {
+        case COLLRT_X_ADD: FAIL("%lld + %lld overflows int64", (long long)a, (long long)b);
+        case COLLRT_X_SUB: FAIL("%lld - %lld overflows int64", (long long)a, (long long)b);
+        case COLLRT_X_MUL: FAIL("%lld * %lld overflows int64", (long long)a, (long long)b);
+        case COLLRT_X_DIV: case COLLRT_X_MOD: case COLLRT_X_CEILDIV:
           FAIL("%s of %lld by %lld %s", op == COLLRT_X_MOD ? "modulo" : "division",
                (long long)a, (long long)b, b == 0 ? "(division by zero)" : "overflows int64");
-        break;
-      case COLLRT_X_MIN: v = a < b ? a : b; break;
-      case COLLRT_X_MAX: v = a > b ? a : b; break;
-      case COLLRT_X_EQ: v = a == b; break;
-      case COLLRT_X_NE: v = a != b; break;
-      case COLLRT_X_LT: v = a < b; break;
-      case COLLRT_X_LE: v = a <= b; break;
-      case COLLRT_X_GT: v = a > b; break;
-      case COLLRT_X_GE: v = a >= b; break;
-      case COLLRT_X_AND: v = a && b; break;
-      case COLLRT_X_OR: v = a || b; break;
-      default: FAIL("opcode 0x%02x is not valid", op);
+        default: FAIL("opcode 0x%02x is not valid", op);
+        }
       }
     }
     st[sp++] = v;

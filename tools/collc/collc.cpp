@@ -312,6 +312,8 @@ void addLowerings(PassManager &pm) {
   pm.addPass(createCollLowerSmpRing());
   pm.addPass(createCollLowerPlanned());
   pm.addPass(createCollLowerBlockedRing());
+  // constant expressions folded as the runtime evaluates them, then shared
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 

@@ -42,6 +42,11 @@ const uint8_t *collrt_plan_bytes(const collrt_plan_t *plan, size_t *out_len);
  * prod(shape) * ranks_per_node ranks; 0 if it runs on any size. */
 int collrt_plan_needs_exact_size(const collrt_plan_t *plan);
 uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan);
+/* The value a plan's binary expression `opcode` (COLLRT_X_ADD ... COLLRT_X_OR)
+ * takes on a and b, as every rank's evaluation computes it; 0 where the
+ * evaluation fails (overflow, division by zero, not a binary opcode). The
+ * compiler folds constant expressions with it: one meaning. */
+int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out);
 /* COLLRT_OK if a communicator of `size` ranks fits the plan, else
  * COLLRT_ERR_COMM_MISMATCH with diag naming the sizes and the topology. */
 collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
