@@ -28,7 +28,10 @@ int64_t collrt_floormod(int64_t a, int64_t b, int *ok) {
   return r;
 }
 
-int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out) {
+/* The arithmetic of the binary opcodes, shared by the interpreter (inlined
+ * on its hot path: the exported name is interposable in a shared library)
+ * and by collrt_expr_fold, the compiler's constant folding. */
+static inline int fold_binary(unsigned opcode, int64_t a, int64_t b, int64_t *out) {
   int ok = 1;
   int64_t v = 0;
   switch (opcode) {
@@ -57,6 +60,10 @@ int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out) {
   if (ok)
     *out = v;
   return ok;
+}
+
+int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out) {
+  return fold_binary(opcode, a, b, out);
 }
 
 static int64_t isqrt64(int64_t a) {
@@ -314,7 +321,7 @@ static collrt_status_t eval_code(const collrt_expr_ctx_t *ctx, unsigned *pcp, un
     default:
       b = st[--sp];
       a = st[--sp];
-      if (!collrt_expr_fold(op, a, b, &v)) {
+      if (!fold_binary(op, a, b, &v)) {
         switch (op) {
         case COLLRT_X_ADD: FAIL("%lld + %lld overflows int64", (long long)a, (long long)b);
         case COLLRT_X_SUB: FAIL("%lld - %lld overflows int64", (long long)a, (long long)b);
