@@ -81,27 +81,14 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
 struct CollLowerDirectPass
     : public collc::impl::CollLowerDirectBase<CollLowerDirectPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> ops;
-    getOperation().walk([&](Operation *op) {
-      if (auto algorithm = op->getAttrOfType<coll::AlgorithmAttr>("algorithm"))
-        if (isa<coll::AlltoallOp, coll::AlltoallvOp, coll::AllgathervOp>(
-                op) &&
-            algorithm.getName() == "direct") {
-          if (hasDecidedParameters(op))
-            ops.push_back(op);
-          else
-            signalPassFailure();
-        }
-    });
-    for (Operation *op : ops) {
-      if (auto a2a = dyn_cast<coll::AlltoallOp>(op))
-        lowerDirect(a2a, "alltoall", /*gather=*/false);
-      else if (auto a2av = dyn_cast<coll::AlltoallvOp>(op))
-        lowerDirect(a2av, "alltoallv", /*gather=*/false);
-      else
-        lowerDirect(cast<coll::AllgathervOp>(op), "allgatherv",
-                    /*gather=*/true);
-    }
+    // each plan lands where its op was, so the module's order is kept
+    auto fail = [&] { signalPassFailure(); };
+    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"direct"}, fail))
+      lowerDirect(op, "alltoall", /*gather=*/false);
+    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"direct"}, fail))
+      lowerDirect(op, "alltoallv", /*gather=*/false);
+    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"direct"}, fail))
+      lowerDirect(op, "allgatherv", /*gather=*/true);
   }
 };
 
