@@ -5,11 +5,14 @@
 # every call.
 lib=$1 plans=$2
 shift 3
-native=$("$@" 2>&1 | sed -n 's/^communicators: //p')
+native_out=$("$@" 2>&1)
+native=$(printf '%s\n' "$native_out" | sed -n 's/^communicators: //p')
 out=$(env COLLC_PLANS="$plans" COLLC_VERBOSE=1 LD_PRELOAD="$lib" "$@" 2>&1)
 served=$(printf '%s\n' "$out" | sed -n 's/^communicators: //p')
 calls=$(printf '%s\n' "$out" | sed -n 's/.*rank 0: \([0-9]*\) calls served.*/\1/p')
 echo "comm_count: native $native communicators, preloaded $served ($calls calls served)"
 [ -n "$native" ] && [ -n "$served" ] && [ "$calls" = "$served" ] &&
-  [ $((served * 100)) -ge $((native * 99)) ] || { echo "comm_count: FAILED"; exit 1; }
+  [ $((served * 100)) -ge $((native * 99)) ] || {
+  printf 'native run:\n%s\npreloaded run:\n%s\n' "$native_out" "$out" | tail -n 40
+  echo "comm_count: FAILED"; exit 1; }
 echo "comm_count: ok"

@@ -21,5 +21,8 @@ int main(int argc, char **argv) {
     if (n > 5000) break;
   }
   if (!rank) printf("communicators: %d\n", n);
+  /* Flushed before MPI_Finalize: output still buffered when mpiexec tears
+   * the job down can be lost. */
+  fflush(stdout);
   MPI_Finalize();
 }
