@@ -51,6 +51,14 @@ inline constexpr OptionRow kOptions[] = {
 ///              alike (the schedule side of seed 000's dimension-ordered DR).
 inline constexpr llvm::StringLiteral kOrders[] = {"shift", "random", "dimension"};
 
+/// The `order` an exchange runs when the spec names none: balanced spreads
+/// its ties by the shared random order, direct steps in the shift order
+/// (selection may still choose random for a direct it picked itself: see
+/// lib/Algorithms/Direct.cpp).
+inline llvm::StringRef defaultOrder(llvm::StringRef algorithm) {
+  return algorithm == "balanced" ? "random" : "shift";
+}
+
 /// The values of the `throttle` option (direct and balanced):
 ///   none       the FIFO depth is fifo_depth, or the algorithm's default;
 ///   bisection  the FIFO depth is the fewest sends in flight that inject at

@@ -33,7 +33,6 @@ namespace collc {
 /// The parameters of one algorithm for one collective. Unset fields are
 /// ones the algorithm does not take.
 struct Decision {
-  std::string algorithm;
   /// Sends in flight per FIFO: the spec's fifo_depth, the depth its
   /// `throttle: bisection` implies, or the algorithm's default.
   int64_t fifoDepth = 0;
@@ -47,38 +46,45 @@ struct Decision {
 /// `bytes`, kDefaultEstimateBytes when it gives none.
 int64_t estimateBytes(const Spec &spec);
 
+/// What a module provides; the registry pairs it with its row of
+/// CollAlgorithms.def (name, ops, default depth).
 struct AlgorithmModule {
-  llvm::StringLiteral name;
   /// Why the cost model does not weigh this algorithm for the spec's op and
   /// topology; std::nullopt when it does. (A named algorithm may still be
   /// built where it is not weighed; its lowering refuses what it cannot.)
   std::optional<std::string> (*whyNotWeighed)(const Spec &spec);
-  /// Fills the parameters the spec left open (the FIFO depth is filled
-  /// before, from the table or the throttle).
+  /// Fills the parameters the spec left open beyond those every algorithm
+  /// shares (decided before: the FIFO depth, from the table or the
+  /// throttle, and the order, the spec's or defaultOrder; a random order's
+  /// seed is recorded after); nullptr when there are none.
   void (*decide)(const Spec &spec, Decision &decision);
   /// Prices the decision: fills timeUs and what --explain prints beside it.
   /// `estimate` arrives with ranks, bytes, contention and the algorithm set.
   void (*estimate)(const Spec &spec, const Decision &decision, AlgorithmEstimate &estimate);
 };
 
-/// The modules of CollAlgorithms.def, in its order.
-llvm::ArrayRef<const AlgorithmModule *> algorithmModules();
-/// The module named `name`; nullptr if there is none.
-const AlgorithmModule *findAlgorithm(llvm::StringRef name);
-/// Whether the algorithm lowers the spec's op (the table's columns).
-bool lowersOp(llvm::StringRef name, CollectiveKind kind);
-
 /// The decision for `name` on the spec: what the spec gives, the rest from
 /// the module.
 Decision decideParameters(const Spec &spec, llvm::StringRef name);
 
-/// Every algorithm the cost model weighs for the spec's op, decided and
-/// priced, best first (a tie keeps the table's order).
-std::vector<AlgorithmEstimate> estimateAlgorithms(const Spec &spec);
+/// An algorithm the cost model weighs, with the decision it was priced on.
+struct Candidate {
+  Decision decision;
+  AlgorithmEstimate estimate;
+};
 
-/// The algorithms that lower the spec's op but are not weighed for it, each
-/// with the reason (--explain prints them).
-std::vector<std::pair<std::string, std::string>> algorithmsNotWeighed(const Spec &spec);
+/// The algorithms of the spec's op: those the cost model weighs, decided
+/// and priced, best first (a tie keeps the table's order), and the others,
+/// each with the reason it is not weighed (--explain prints both).
+struct Weighing {
+  std::vector<Candidate> weighed;
+  std::vector<std::pair<std::string, std::string>> notWeighed;
+};
+Weighing weighAlgorithms(const Spec &spec);
+
+/// The reason an SMP schedule (one that combines a node's blocks and then
+/// crosses the network) is not weighed on the spec's topology, if any.
+std::optional<std::string> whyNotSmpCluster(const Spec &spec);
 
 /// Shared by the alltoall(v) modules: the estimate's % of the bisection
 /// bound and, behind a NIC, its slowdown.

@@ -21,12 +21,6 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void decide(const Spec &spec, Decision &decision) {
-  decision.order = spec.collective.order.value_or("random");
-  if (*decision.order == "random")
-    decision.seed = static_cast<int64_t>(spec.collective.seed);
-}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.timeUs = balancedAlltoallUs(spec.topology, e.bytes);
   finishAlltoallEstimate(spec, e);
@@ -36,5 +30,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule BalancedModule{"balanced", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule BalancedModule{whyNotWeighed, nullptr, estimate};
 } // namespace collc

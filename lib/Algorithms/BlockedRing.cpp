@@ -14,8 +14,6 @@ namespace {
 
 std::optional<std::string> whyNotWeighed(const Spec &) { return std::nullopt; }
 
-void decide(const Spec &, Decision &) {}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   const TopologySpec &topo = spec.topology;
   // neighbours in a ring share one link each way
@@ -29,5 +27,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule BlockedRingModule{"blocked-ring", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule BlockedRingModule{whyNotWeighed, nullptr, estimate};
 } // namespace collc

@@ -52,5 +52,5 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule DimRingsModule{"dim-rings", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule DimRingsModule{whyNotWeighed, decide, estimate};
 } // namespace collc

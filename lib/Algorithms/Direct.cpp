@@ -16,20 +16,13 @@ std::optional<std::string> whyNotWeighed(const Spec &) { return std::nullopt; }
 
 void decide(const Spec &spec, Decision &decision) {
   const CollectiveSpec &coll = spec.collective;
-  if (coll.order) {
-    decision.order = *coll.order;
-  } else if (coll.algorithm == "auto" && coll.kind != CollectiveKind::Allgatherv &&
-             tieBlocks(spec.topology) > 0) {
-    // Chosen by the model on a torus routed dimension by dimension, where
-    // ties overload one direction of a ring: a shared random order (BG/L's
-    // AR strategy) spreads that load over the whole exchange. An order the
-    // user named stays.
+  // Chosen by the model on a torus routed dimension by dimension, where
+  // ties overload one direction of a ring: a shared random order (BG/L's AR
+  // strategy) spreads that load over the whole exchange. An order the user
+  // named stays.
+  if (!coll.order && coll.algorithm == "auto" && coll.kind != CollectiveKind::Allgatherv &&
+      tieBlocks(spec.topology) > 0)
     decision.order = "random";
-  } else {
-    decision.order = "shift";
-  }
-  if (*decision.order == "random")
-    decision.seed = static_cast<int64_t>(coll.seed);
 }
 
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
@@ -44,5 +37,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule DirectModule{"direct", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule DirectModule{whyNotWeighed, decide, estimate};
 } // namespace collc

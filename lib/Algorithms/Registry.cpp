@@ -4,6 +4,7 @@
 #include "dialect/Coll/CollAlgorithms.h"
 
 #include <algorithm>
+#include <iterator>
 
 using namespace collc;
 
@@ -14,39 +15,15 @@ namespace collc {
 } // namespace collc
 
 namespace {
+/// The modules, in the order of CollAlgorithms.def: kModules[i] is the
+/// module of algorithms::kAlgorithms[i] (name, ops, default depth).
 const AlgorithmModule *const kModules[] = {
 #define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
   &MODULE##Module,
 #include "dialect/Coll/CollAlgorithms.def"
 };
-
-int columnOf(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::Alltoall:
-    return 0;
-  case CollectiveKind::Alltoallv:
-    return 1;
-  default:
-    return 2;
-  }
-}
+static_assert(std::size(kModules) == std::size(algorithms::kAlgorithms));
 } // namespace
-
-llvm::ArrayRef<const AlgorithmModule *> collc::algorithmModules() { return kModules; }
-
-const AlgorithmModule *collc::findAlgorithm(llvm::StringRef name) {
-  for (const AlgorithmModule *module : kModules)
-    if (module->name == name)
-      return module;
-  return nullptr;
-}
-
-bool collc::lowersOp(llvm::StringRef name, CollectiveKind kind) {
-  for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms)
-    if (row.name == name)
-      return row.lowers[columnOf(kind)];
-  return false;
-}
 
 int64_t collc::estimateBytes(const Spec &spec) {
   return spec.collective.maxBytes.value_or(kDefaultEstimateBytes);
@@ -55,7 +32,6 @@ int64_t collc::estimateBytes(const Spec &spec) {
 Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
   const CollectiveSpec &coll = spec.collective;
   Decision decision;
-  decision.algorithm = name.str();
   if (coll.fifoDepth && algorithms::takesOption(name, "fifo_depth"))
     decision.fifoDepth = *coll.fifoDepth;
   else if (coll.throttle.value_or("none") == "bisection" &&
@@ -65,43 +41,54 @@ Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
     decision.fifoDepth = bisectionThrottleDepth(spec.topology, coll.minBytes.value_or(1));
   else
     decision.fifoDepth = algorithms::defaultFifoDepth(name);
-  if (const AlgorithmModule *module = findAlgorithm(name))
-    module->decide(spec, decision);
+  if (algorithms::takesOption(name, "order"))
+    decision.order = coll.order.value_or(algorithms::defaultOrder(name).str());
+  for (size_t i = 0; i < std::size(kModules); ++i)
+    if (algorithms::kAlgorithms[i].name == name && kModules[i]->decide)
+      kModules[i]->decide(spec, decision);
+  if (decision.order == "random")
+    decision.seed = static_cast<int64_t>(coll.seed);
   return decision;
 }
 
 void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate) {
   estimate.percentOfPeak =
       percentOfPeak(peakAlltoallUs(spec.topology, estimate.bytes), estimate.timeUs);
-  if (spec.topology.nic.kind != NicKind::None && !estimate.nicSlowdown)
+  if (spec.topology.nic.kind != NicKind::None)
     estimate.nicSlowdown = nicSlowdown(spec.topology, estimate.algorithm);
 }
 
-std::vector<AlgorithmEstimate> collc::estimateAlgorithms(const Spec &spec) {
+Weighing collc::weighAlgorithms(const Spec &spec) {
   AlgorithmEstimate base;
   base.ranks = spec.topology.numRanks();
   base.bytes = estimateBytes(spec);
   base.contention = contention(spec.topology);
-  std::vector<AlgorithmEstimate> estimates;
-  for (const AlgorithmModule *module : kModules) {
-    if (!lowersOp(module->name, spec.collective.kind) || module->whyNotWeighed(spec))
+  Weighing weighing;
+  for (size_t i = 0; i < std::size(kModules); ++i) {
+    const algorithms::AlgorithmRow &row = algorithms::kAlgorithms[i];
+    if (!row.lowers[algorithmColumn(spec.collective.kind)])
       continue;
-    AlgorithmEstimate &estimate = estimates.emplace_back(base);
-    estimate.algorithm = module->name.str();
-    module->estimate(spec, decideParameters(spec, module->name), estimate);
+    if (std::optional<std::string> why = kModules[i]->whyNotWeighed(spec)) {
+      weighing.notWeighed.emplace_back(row.name.str(), std::move(*why));
+      continue;
+    }
+    Candidate &candidate = weighing.weighed.emplace_back();
+    candidate.decision = decideParameters(spec, row.name);
+    candidate.estimate = base;
+    candidate.estimate.algorithm = row.name.str();
+    kModules[i]->estimate(spec, candidate.decision, candidate.estimate);
   }
-  std::stable_sort(estimates.begin(), estimates.end(),
-                   [](const AlgorithmEstimate &a, const AlgorithmEstimate &b) {
-                     return a.timeUs < b.timeUs;
+  std::stable_sort(weighing.weighed.begin(), weighing.weighed.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.estimate.timeUs < b.estimate.timeUs;
                    });
-  return estimates;
+  return weighing;
 }
 
-std::vector<std::pair<std::string, std::string>> collc::algorithmsNotWeighed(const Spec &spec) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const AlgorithmModule *module : kModules)
-    if (lowersOp(module->name, spec.collective.kind))
-      if (std::optional<std::string> why = module->whyNotWeighed(spec))
-        out.emplace_back(module->name.str(), *why);
-  return out;
+std::optional<std::string> collc::whyNotSmpCluster(const Spec &spec) {
+  if (spec.topology.ranksPerNode == 1)
+    return std::string("one rank per node: there is nothing to combine in a node");
+  if (spec.topology.numNodes() == 1)
+    return std::string("one node: there is no network phase");
+  return std::nullopt;
 }

@@ -11,16 +11,6 @@ using namespace collc;
 
 namespace {
 
-std::optional<std::string> whyNotWeighed(const Spec &spec) {
-  if (spec.topology.ranksPerNode == 1)
-    return std::string("one rank per node: there is no node to exchange within");
-  if (spec.topology.numNodes() == 1)
-    return std::string("one node: there is no network phase");
-  return std::nullopt;
-}
-
-void decide(const Spec &, Decision &) {}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.timeUs = smpAllCoresAlltoallUs(spec.topology, e.bytes);
   finishAlltoallEstimate(spec, e);
@@ -29,5 +19,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule SmpAllCoresModule{"smp-all-cores", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule SmpAllCoresModule{whyNotSmpCluster, nullptr, estimate};
 } // namespace collc

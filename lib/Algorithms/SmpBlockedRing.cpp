@@ -17,8 +17,6 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void decide(const Spec &, Decision &) {}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   const TopologySpec &topo = spec.topology;
   e.contention = 1;
@@ -33,6 +31,6 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule SmpBlockedRingModule{"smp-blocked-ring", whyNotWeighed, decide,
+extern const AlgorithmModule SmpBlockedRingModule{whyNotWeighed, nullptr,
                                                   estimate};
 } // namespace collc

@@ -17,8 +17,6 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void decide(const Spec &, Decision &) {}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.timeUs = smpLeaderAlltoallUs(spec.topology, e.bytes);
   finishAlltoallEstimate(spec, e);
@@ -27,5 +25,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule SmpLeaderModule{"smp-leader", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule SmpLeaderModule{whyNotWeighed, nullptr, estimate};
 } // namespace collc

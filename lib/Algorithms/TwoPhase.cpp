@@ -36,8 +36,6 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void decide(const Spec &, Decision &) {}
-
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.timeUs = twoPhaseAlltoallUs(spec.topology, e.bytes);
   finishAlltoallEstimate(spec, e);
@@ -46,5 +44,5 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule TwoPhaseModule{"two-phase", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule TwoPhaseModule{whyNotWeighed, nullptr, estimate};
 } // namespace collc

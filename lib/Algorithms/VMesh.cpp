@@ -39,13 +39,13 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
   MeshRows rows = *meshOfParts(topo.shape, topo.ranksPerNode, decision.mesh);
   e.timeUs = vmeshAlltoallUs(topo, e.bytes, evenBlocks(spec), rows);
   e.shape = rows.describe();
-  if (topo.nic.kind != NicKind::None) // of this mesh
-    e.nicSlowdown = vmeshNicSlowdown(topo, rows);
   finishAlltoallEstimate(spec, e);
+  if (topo.nic.kind != NicKind::None) // of this mesh, not the generic vmesh's
+    e.nicSlowdown = vmeshNicSlowdown(topo, rows);
 }
 
 } // namespace
 
 namespace collc {
-extern const AlgorithmModule VMeshModule{"vmesh", whyNotWeighed, decide, estimate};
+extern const AlgorithmModule VMeshModule{whyNotWeighed, decide, estimate};
 } // namespace collc

@@ -1,6 +1,7 @@
 //===- SpecToColl.cpp - a parsed spec as coll IR --------------------------===//
 #include "lib/Frontend/SpecToColl.h"
 
+#include "dialect/Coll/CollAlgorithms.h"
 #include "dialect/Coll/CollOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -24,7 +25,7 @@ static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
   SmallVector<NamedAttribute> options;
   if (c.order)
     options.push_back(builder.getNamedAttr("order", builder.getStringAttr(*c.order)));
-  if (c.order.value_or(c.algorithm == "balanced" ? "random" : "shift") == "random")
+  if (c.order.value_or(algorithms::defaultOrder(c.algorithm).str()) == "random")
     options.push_back(builder.getNamedAttr(
         "seed", builder.getI64IntegerAttr(static_cast<int64_t>(c.seed))));
   if (c.blockBytes)

@@ -109,26 +109,27 @@ template <typename OpTy>
 void select(OpTy op, CollectiveKind kind) {
   Spec spec = specOf(op, kind);
   coll::AlgorithmAttr chosen = op.getAlgorithm();
-  Builder builder(op.getContext());
-  if (chosen.getName() == "auto") {
-    std::vector<AlgorithmEstimate> estimates = estimateAlgorithms(spec);
-    if (estimates.empty()) {
-      op.emitError("cost model has no algorithm for this collective");
-      return;
-    }
-    const AlgorithmEstimate &best = estimates.front();
-    chosen = chosen.selectAs(best.algorithm);
-    op->setAttr("predicted_us", builder.getF64FloatAttr(best.timeUs));
-    InFlightDiagnostic remark = op.emitRemark("selected ")
-                                << best.algorithm << " by the cost model";
-    for (const AlgorithmEstimate &estimate : estimates)
-      remark.attachNote() << explainEstimate(estimate);
-    for (const auto &[name, why] : algorithmsNotWeighed(spec))
-      remark.attachNote() << "not weighed: " << name << ": " << why;
+  if (chosen.getName() != "auto") {
+    op.setAlgorithmAttr(record(chosen, decideParameters(spec, chosen.getName())));
+    return;
   }
-  // spec.collective.algorithm stays "auto" where the model chose: a module
-  // may decide differently for a choice the user did not make
-  op.setAlgorithmAttr(record(chosen, decideParameters(spec, chosen.getName())));
+  Weighing weighing = weighAlgorithms(spec);
+  if (weighing.weighed.empty()) {
+    op.emitError("cost model has no algorithm for this collective");
+    return;
+  }
+  // the winner's decision, priced as it will run (spec.collective.algorithm
+  // is "auto": a module may decide differently for a choice the user did
+  // not make)
+  const Candidate &best = weighing.weighed.front();
+  op.setAlgorithmAttr(record(chosen.selectAs(best.estimate.algorithm), best.decision));
+  op->setAttr("predicted_us", Builder(op.getContext()).getF64FloatAttr(best.estimate.timeUs));
+  InFlightDiagnostic remark = op.emitRemark("selected ")
+                              << best.estimate.algorithm << " by the cost model";
+  for (const Candidate &candidate : weighing.weighed)
+    remark.attachNote() << explainEstimate(candidate.estimate);
+  for (const auto &[name, why] : weighing.notWeighed)
+    remark.attachNote() << "not weighed: " << name << ": " << why;
 }
 
 struct CollSelectAlgorithmPass

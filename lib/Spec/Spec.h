@@ -110,6 +110,10 @@ struct TopologySpec {
 
 enum class CollectiveKind { Alltoall, Alltoallv, Allgatherv };
 
+/// The op's column in CollAlgorithms.def's table (its lowers[] entries):
+/// the kinds are declared in the table's column order.
+inline int algorithmColumn(CollectiveKind kind) { return static_cast<int>(kind); }
+
 llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
 std::optional<CollectiveKind> symbolizeCollectiveKind(llvm::StringRef name);
 

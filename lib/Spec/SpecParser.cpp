@@ -736,10 +736,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   StringRef opName = opKnown ? stringifyCollectiveKind(*op.value) : "";
   if (algorithm.present) {
     // the op's column of the table; an unknown op accepts any algorithm
-    int column = !opKnown                                  ? -1
-                 : *op.value == CollectiveKind::Alltoall  ? 0
-                 : *op.value == CollectiveKind::Alltoallv ? 1
-                                                          : 2;
+    int column = opKnown ? algorithmColumn(*op.value) : -1;
     bool valid = algorithm.value == "auto";
     std::vector<std::string> expected{"auto"};
     for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms) {
@@ -786,8 +783,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       coll.throttle = throttle.value;
   }
   std::string effectiveOrder =
-      order.present ? order.value
-                    : coll.algorithm == "balanced" ? "random" : "shift";
+      order.present ? order.value : algorithms::defaultOrder(coll.algorithm).str();
   if (seen.count("seed") && effectiveOrder != "random")
     error(seedLoc, "'seed' applies only to 'order: random', but order is " +
                        (order.present ? order.value : "shift (the default)"));

@@ -389,8 +389,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
     if (report) {
       pristine = module->clone();
-      for (const AlgorithmEstimate &estimate : estimateAlgorithms(*spec))
-        candidates.push_back(estimate.algorithm);
+      for (const Candidate &candidate : weighAlgorithms(*spec).weighed)
+        candidates.push_back(candidate.estimate.algorithm);
     }
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
