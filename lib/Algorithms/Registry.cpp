@@ -1,7 +1,7 @@
 //===- Registry.cpp - the algorithm modules of CollAlgorithms.def ---------===//
 #include "lib/Algorithms/Algorithm.h"
 
-#include "dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
 
 #include <algorithm>
 #include <iterator>
@@ -11,7 +11,7 @@ using namespace collc;
 namespace collc {
 #define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
   extern const AlgorithmModule MODULE##Module;
-#include "dialect/Coll/CollAlgorithms.def"
+#include "collc/Dialect/Coll/CollAlgorithms.def"
 } // namespace collc
 
 namespace {
@@ -20,7 +20,7 @@ namespace {
 const AlgorithmModule *const kModules[] = {
 #define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
   &MODULE##Module,
-#include "dialect/Coll/CollAlgorithms.def"
+#include "collc/Dialect/Coll/CollAlgorithms.def"
 };
 static_assert(std::size(kModules) == std::size(algorithms::kAlgorithms));
 } // namespace

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Cost/CostModel.h"
 
-#include "dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
 
 #include <algorithm>
 #include <functional>

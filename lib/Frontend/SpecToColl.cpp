@@ -1,8 +1,8 @@
 //===- SpecToColl.cpp - a parsed spec as coll IR --------------------------===//
 #include "lib/Frontend/SpecToColl.h"
 
-#include "dialect/Coll/CollAlgorithms.h"
-#include "dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <cmath>

@@ -11,7 +11,7 @@
 #ifndef COLLC_PASSES_DIMRINGSADDRESSING_H
 #define COLLC_PASSES_DIMRINGSADDRESSING_H
 
-#include "dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollOps.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 #include <string>

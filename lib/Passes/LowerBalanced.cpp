@@ -60,13 +60,14 @@
 // 40.8 KB, with a copy per set and leg).
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERBALANCED
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -316,8 +317,7 @@ void forEachFlowAt(BalancedLowering &t, SlotLayout &slots, const BalancedLowerin
 }
 
 template <typename OpTy>
-LogicalResult lowerBalanced(OpTy op, bool isV) {
-  OpBuilder builder(op);
+LogicalResult lowerBalanced(OpTy op, bool isV, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   coll::TopologyAttr topology = op.getTopology();
   if (failed(requireOneRankPerNode(op, "balanced")))
@@ -451,20 +451,26 @@ LogicalResult lowerBalanced(OpTy op, bool isV) {
                         t.rankOf(t.via(flow.src, flow.dst, t.dimOf(set, leg))));
     b.sendSignalling(Buffer::scratch, at, length, to, tag, arrived, std::nullopt);
   });
-  op.erase();
   return success();
 }
 
 struct CollLowerBalancedPass
     : public collc::impl::CollLowerBalancedBase<CollLowerBalancedPass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"balanced"}, [&] { signalPassFailure(); }))
-      if (failed(lowerBalanced(op, /*isV=*/false)))
-        return signalPassFailure();
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"balanced"}, [&] { signalPassFailure(); }))
-      if (failed(lowerBalanced(op, /*isV=*/true)))
-        return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateBalancedLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"balanced"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateBalancedLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"balanced"}, [](coll::AlltoallOp op, OpBuilder &builder) {
+    return lowerBalanced(op, /*isV=*/false, builder);
+  });
+  addCollLowering<coll::AlltoallvOp>(patterns, {"balanced"}, [](coll::AlltoallvOp op, OpBuilder &builder) {
+    return lowerBalanced(op, /*isV=*/true, builder);
+  });
+}

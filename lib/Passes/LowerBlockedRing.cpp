@@ -10,13 +10,14 @@
 // over all blocks: O(total data) instead of O((P-1)·max m_i).
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERBLOCKEDRING
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -26,8 +27,7 @@ using sched::CountArray;
 
 namespace {
 
-void lowerBlockedRing(coll::AllgathervOp op) {
-  OpBuilder builder(op);
+LogicalResult lowerBlockedRing(coll::AllgathervOp op, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   // Blocks arrive from one neighbour in the order it sends them, so a
@@ -70,15 +70,21 @@ void lowerBlockedRing(coll::AllgathervOp op) {
   builder.restoreInsertionPoint(blockBody);
   b.ifThen(b.logicalAnd(b.ge(j, one), forwards));
   b.send(Buffer::recvbuf, offset, length, next, zero, arrived);
-  op.erase();
+  return success();
 }
 
 struct CollLowerBlockedRingPass
     : public collc::impl::CollLowerBlockedRingBase<CollLowerBlockedRingPass> {
   void runOnOperation() override {
-    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"blocked-ring"}, [&] { signalPassFailure(); }))
-      lowerBlockedRing(op);
+    RewritePatternSet patterns(&getContext());
+    populateBlockedRingLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"blocked-ring"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateBlockedRingLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AllgathervOp>(patterns, {"blocked-ring"}, lowerBlockedRing);
+}

@@ -71,15 +71,16 @@
 // drift apart stage by stage (see forwardEvent).
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Cost/CostModel.h"
 #include "lib/Passes/DimRingsAddressing.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERDIMRINGS
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -511,12 +512,11 @@ private:
   SmallVector<Value, 3> dimAt, nAt, cAt, strideAt;
 };
 
-LogicalResult lowerDimRings(coll::AlltoallOp op) {
+LogicalResult lowerDimRings(coll::AlltoallOp op, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
   if (failed(dimrings::checkTopology(op, topology)))
     return failure();
   ArrayRef<int64_t> shape = topology.getShape();
-  OpBuilder builder(op);
   // decided by selection (lib/Algorithms/DimRings.cpp): what the model
   // priced is what runs
   int64_t depth = *op.getAlgorithm().getInt("fifo_depth");
@@ -568,18 +568,22 @@ LogicalResult lowerDimRings(coll::AlltoallOp op) {
   PartLowering lowering(b, orders, part, lo, b.sub(hi, lo), waves, partsBefore(part));
   b.phase(dimrings::partsPhaseName(orders), 0, part);
   lowering.emit();
-  op.erase();
   return success();
 }
 
 struct CollLowerDimRingsPass
     : public collc::impl::CollLowerDimRingsBase<CollLowerDimRingsPass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op :
-         opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"dim-rings"}, [&] { signalPassFailure(); }))
-      if (failed(lowerDimRings(op)))
-        return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateDimRingsLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"dim-rings"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateDimRingsLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"dim-rings"}, lowerDimRings);
+  populateDimRingsVLowering(patterns);
+}

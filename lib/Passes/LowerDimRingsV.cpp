@@ -63,16 +63,12 @@
 // fwd[p, 2k + side]: the detoured tie half, received by its forwarder.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollOps.h"
 #include "lib/Cost/CostModel.h"
-#include "lib/Passes/Passes.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/DimRingsAddressing.h"
 #include "lib/Passes/ScheduleBuilder.h"
-
-namespace collc {
-#define GEN_PASS_DEF_COLLLOWERDIMRINGSV
-#include "lib/Passes/Passes.h.inc"
-} // namespace collc
 
 using namespace mlir;
 using namespace collc;
@@ -427,11 +423,10 @@ private:
   SmallVector<Value, 3> mine; // this rank's coordinates, by position
 };
 
-LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
+LogicalResult lowerDimRingsV(coll::AlltoallvOp op, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
   if (failed(dimrings::checkTopology(op, topology)))
     return failure();
-  OpBuilder builder(op);
   // decided by selection, as in lowerDimRings
   int64_t depth = *op.getAlgorithm().getInt("fifo_depth");
   int64_t numParts = *op.getAlgorithm().getInt("parts");
@@ -443,18 +438,11 @@ LogicalResult lowerDimRingsV(coll::AlltoallvOp op) {
   createPlanFor(builder, op, "alltoallv", "dim-rings", fifos, {"got", "fwd"});
   ScheduleBuilder b(builder, op.getLoc());
   DimRingsV(b, orders).emit();
-  op.erase();
   return success();
 }
 
-struct CollLowerDimRingsVPass
-    : public collc::impl::CollLowerDimRingsVBase<CollLowerDimRingsVPass> {
-  void runOnOperation() override {
-    for (coll::AlltoallvOp op :
-         opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"dim-rings"}, [&] { signalPassFailure(); }))
-      if (failed(lowerDimRingsV(op)))
-        return signalPassFailure();
-  }
-};
-
 } // namespace
+
+void collc::populateDimRingsVLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallvOp>(patterns, {"dim-rings"}, lowerDimRingsV);
+}

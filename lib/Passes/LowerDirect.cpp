@@ -21,13 +21,14 @@
 // them.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERDIRECT
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -39,8 +40,7 @@ namespace {
 
 
 template <typename OpTy>
-void lowerDirect(OpTy op, StringRef collective, bool gather) {
-  OpBuilder builder(op);
+LogicalResult lowerDirect(OpTy op, StringRef collective, bool gather, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   StringRef order = options.getString("order", "shift");
@@ -75,21 +75,29 @@ void lowerDirect(OpTy op, StringRef collective, bool gather) {
   Value ownSendOffset = gather ? zero : b.count(CountArray::senddispl, r);
   b.copy(Buffer::sendbuf, ownSendOffset, Buffer::recvbuf,
          b.count(CountArray::recvdispl, r), ownLength);
-  op.erase();
+  return success();
 }
 
 struct CollLowerDirectPass
     : public collc::impl::CollLowerDirectBase<CollLowerDirectPass> {
   void runOnOperation() override {
-    // each plan lands where its op was, so the module's order is kept
-    auto fail = [&] { signalPassFailure(); };
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"direct"}, fail))
-      lowerDirect(op, "alltoall", /*gather=*/false);
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"direct"}, fail))
-      lowerDirect(op, "alltoallv", /*gather=*/false);
-    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"direct"}, fail))
-      lowerDirect(op, "allgatherv", /*gather=*/true);
+    RewritePatternSet patterns(&getContext());
+    populateDirectLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"direct"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateDirectLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"direct"}, [](coll::AlltoallOp op, OpBuilder &builder) {
+    return lowerDirect(op, "alltoall", /*gather=*/false, builder);
+  });
+  addCollLowering<coll::AlltoallvOp>(patterns, {"direct"}, [](coll::AlltoallvOp op, OpBuilder &builder) {
+    return lowerDirect(op, "alltoallv", /*gather=*/false, builder);
+  });
+  addCollLowering<coll::AllgathervOp>(patterns, {"direct"}, [](coll::AllgathervOp op, OpBuilder &builder) {
+    return lowerDirect(op, "allgatherv", /*gather=*/true, builder);
+  });
+}

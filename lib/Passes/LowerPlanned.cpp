@@ -46,14 +46,15 @@
 // messages through the shared-memory transport.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "dialect/Coll/CollAlgorithms.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERPLANNED
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -70,8 +71,7 @@ namespace {
 
 
 template <typename OpTy>
-void lowerPlanned(OpTy op, bool isV) {
-  OpBuilder builder(op);
+LogicalResult lowerPlanned(OpTy op, bool isV, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
@@ -299,17 +299,26 @@ void lowerPlanned(OpTy op, bool isV) {
          b.count(CountArray::sendcount, to), to, zero);
   b.recv(Buffer::recvbuf, b.count(CountArray::recvdispl, from),
          b.count(CountArray::recvcount, from), from, zero);
-  op.erase();
+  return success();
 }
 
 struct CollLowerPlannedPass : public collc::impl::CollLowerPlannedBase<CollLowerPlannedPass> {
   void runOnOperation() override {
-    // an alltoall is the alltoallv whose counts are all equal: the same plan
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"planned"}, [&] { signalPassFailure(); }))
-      lowerPlanned(op, /*isV=*/false);
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"planned"}, [&] { signalPassFailure(); }))
-      lowerPlanned(op, /*isV=*/true);
+    RewritePatternSet patterns(&getContext());
+    populatePlannedLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"planned"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+// an alltoall is the alltoallv whose counts are all equal: the same plan
+void collc::populatePlannedLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"planned"}, [](coll::AlltoallOp op, OpBuilder &builder) {
+    return lowerPlanned(op, /*isV=*/false, builder);
+  });
+  addCollLowering<coll::AlltoallvOp>(patterns, {"planned"}, [](coll::AlltoallvOp op, OpBuilder &builder) {
+    return lowerPlanned(op, /*isV=*/true, builder);
+  });
+}

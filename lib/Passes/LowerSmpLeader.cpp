@@ -35,14 +35,15 @@
 // Counters: 0 = every core's row is in; 1 + A = node A's message is in.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "dialect/Coll/CollAlgorithms.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERSMPLEADER
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -55,8 +56,7 @@ namespace {
 
 
 
-void lowerSmpLeader(coll::AlltoallOp op) {
-  OpBuilder builder(op);
+LogicalResult lowerSmpLeader(coll::AlltoallOp op, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
@@ -150,15 +150,21 @@ void lowerSmpLeader(coll::AlltoallOp op) {
   b.copyWith(Buffer::arena, outAt(from, me, zero), std::nullopt, Value(), Value(), landed,
              std::nullopt);
   intoRecv(from);
-  op.erase();
+  return success();
 }
 
 struct CollLowerSmpLeaderPass
     : public collc::impl::CollLowerSmpLeaderBase<CollLowerSmpLeaderPass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"smp-leader"}, [&] { signalPassFailure(); }))
-      lowerSmpLeader(op);
+    RewritePatternSet patterns(&getContext());
+    populateSmpLeaderLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"smp-leader"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateSmpLeaderLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"smp-leader"}, lowerSmpLeader);
+}

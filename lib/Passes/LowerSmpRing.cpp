@@ -27,13 +27,14 @@
 // formula with the pipeline depth N + C − 2 in place of P − 2.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERSMPRING
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -44,8 +45,7 @@ using sched::CountArray;
 namespace {
 
 
-void lowerSmpRing(coll::AllgathervOp op) {
-  OpBuilder builder(op);
+LogicalResult lowerSmpRing(coll::AllgathervOp op, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   MLIRContext *ctx = op.getContext();
@@ -170,14 +170,20 @@ void lowerSmpRing(coll::AllgathervOp op) {
     b.ifThen(hasNext);
     b.send(Buffer::recvbuf, offset, length, down, zero, chained);
   });
-  op.erase();
+  return success();
 }
 
 struct CollLowerSmpRingPass : public collc::impl::CollLowerSmpRingBase<CollLowerSmpRingPass> {
   void runOnOperation() override {
-    for (coll::AllgathervOp op : opsWithAlgorithm<coll::AllgathervOp>(getOperation(), {"smp-blocked-ring"}, [&] { signalPassFailure(); }))
-      lowerSmpRing(op);
+    RewritePatternSet patterns(&getContext());
+    populateSmpBlockedRingLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"smp-blocked-ring"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateSmpBlockedRingLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AllgathervOp>(patterns, {"smp-blocked-ring"}, lowerSmpRing);
+}

@@ -62,15 +62,16 @@
 // never per start.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
 #include "lib/Cost/CostModel.h"
-#include "lib/Passes/Passes.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERTWOPHASE
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -86,7 +87,7 @@ constexpr int64_t kLineDepth = 2;
 constexpr int64_t kPlaneSeed = 1;
 
 template <typename OpTy>
-LogicalResult lowerTwoPhase(OpTy op, bool isV) {
+LogicalResult lowerTwoPhase(OpTy op, bool isV, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
   if (failed(requireOneRankPerNode(op, "two-phase")))
     return failure();
@@ -95,7 +96,6 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   if (ndims < 2)
     return op.emitError("the two-phase alltoall needs a line and a plane: a "
                         "topology of 2 or 3 dimensions (this one has 1)");
-  OpBuilder builder(op);
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth =
       *options.getInt("fifo_depth"); // decided by selection
@@ -394,20 +394,26 @@ LogicalResult lowerTwoPhase(OpTy op, bool isV) {
   }
   b.copy(Buffer::sendbuf, b.count(CountArray::senddispl, r), Buffer::recvbuf,
          b.count(CountArray::recvdispl, r), b.count(CountArray::recvcount, r));
-  op.erase();
   return success();
 }
 
 struct CollLowerTwoPhasePass
     : public collc::impl::CollLowerTwoPhaseBase<CollLowerTwoPhasePass> {
   void runOnOperation() override {
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), {"two-phase"}, [&] { signalPassFailure(); }))
-      if (failed(lowerTwoPhase(op, /*isV=*/false)))
-        return signalPassFailure();
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), {"two-phase"}, [&] { signalPassFailure(); }))
-      if (failed(lowerTwoPhase(op, /*isV=*/true)))
-        return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateTwoPhaseLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"two-phase"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void collc::populateTwoPhaseLowering(RewritePatternSet &patterns) {
+  addCollLowering<coll::AlltoallOp>(patterns, {"two-phase"}, [](coll::AlltoallOp op, OpBuilder &builder) {
+    return lowerTwoPhase(op, /*isV=*/false, builder);
+  });
+  addCollLowering<coll::AlltoallvOp>(patterns, {"two-phase"}, [](coll::AlltoallvOp op, OpBuilder &builder) {
+    return lowerTwoPhase(op, /*isV=*/true, builder);
+  });
+}

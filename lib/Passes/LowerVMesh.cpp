@@ -52,15 +52,16 @@
 // funnels a node's traffic through one.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollOps.h"
 #include "lib/Cost/CostModel.h"
-#include "dialect/Coll/CollAlgorithms.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "lib/Passes/CollLowering.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLLOWERVMESH
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;
@@ -175,8 +176,7 @@ MeshMap meshMap(ScheduleBuilder &b, const MeshRows &rows) {
 }
 
 template <typename OpTy>
-void lowerVMesh(OpTy op, bool isV, bool perNode) {
-  OpBuilder builder(op);
+LogicalResult lowerVMesh(OpTy op, bool isV, bool perNode, OpBuilder &builder) {
   coll::AlgorithmAttr options = op.getAlgorithm();
   int64_t depth = *options.getInt("fifo_depth"); // decided by selection
   coll::TopologyAttr topology = op.getTopology();
@@ -303,17 +303,37 @@ void lowerVMesh(OpTy op, bool isV, bool perNode) {
   Value src = rankAt(sources.getInductionVar(), ys);
   b.segment(Buffer::recvbuf, b.count(CountArray::recvdispl, src),
             b.count(CountArray::recvcount, src));
-  op.erase();
+  return success();
 }
 
 struct CollLowerVMeshPass : public collc::impl::CollLowerVMeshBase<CollLowerVMeshPass> {
   void runOnOperation() override {
-    const StringRef names[] = {"vmesh", "smp-all-cores"};
-    for (coll::AlltoallOp op : opsWithAlgorithm<coll::AlltoallOp>(getOperation(), names, [&] { signalPassFailure(); }))
-      lowerVMesh(op, /*isV=*/false, op.getAlgorithm().getName() == "smp-all-cores");
-    for (coll::AlltoallvOp op : opsWithAlgorithm<coll::AlltoallvOp>(getOperation(), names, [&] { signalPassFailure(); }))
-      lowerVMesh(op, /*isV=*/true, op.getAlgorithm().getName() == "smp-all-cores");
+    // one lowering for both: smp-all-cores is vmesh with a node's cores as a row
+    RewritePatternSet patterns(&getContext());
+    populateVMeshLowering(patterns);
+    populateSmpAllCoresLowering(patterns);
+    if (failed(applyCollLowerings(getOperation(), std::move(patterns), ArrayRef<StringRef>{"vmesh", "smp-all-cores"})))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+namespace {
+template <typename OpTy>
+void addVMeshLowering(RewritePatternSet &patterns, StringRef algorithm, bool isV, bool perNode) {
+  addCollLowering<OpTy>(patterns, {algorithm}, [=](OpTy op, OpBuilder &builder) {
+    return lowerVMesh(op, isV, perNode, builder);
+  });
+}
+} // namespace
+
+void collc::populateVMeshLowering(RewritePatternSet &patterns) {
+  addVMeshLowering<coll::AlltoallOp>(patterns, "vmesh", /*isV=*/false, /*perNode=*/false);
+  addVMeshLowering<coll::AlltoallvOp>(patterns, "vmesh", /*isV=*/true, /*perNode=*/false);
+}
+
+void collc::populateSmpAllCoresLowering(RewritePatternSet &patterns) {
+  addVMeshLowering<coll::AlltoallOp>(patterns, "smp-all-cores", /*isV=*/false, /*perNode=*/true);
+  addVMeshLowering<coll::AlltoallvOp>(patterns, "smp-all-cores", /*isV=*/true, /*perNode=*/true);
+}

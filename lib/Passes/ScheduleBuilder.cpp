@@ -1,8 +1,8 @@
 //===- ScheduleBuilder.cpp - concise construction of sched IR -------------===//
 #include "lib/Passes/ScheduleBuilder.h"
 
-#include "dialect/Coll/CollAlgorithms.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "collc/Passes/Passes.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #ifndef COLLC_PASSES_SCHEDULEBUILDER_H
 #define COLLC_PASSES_SCHEDULEBUILDER_H
 
-#include "dialect/Sched/SchedOps.h"
+#include "collc/Dialect/Sched/SchedOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -293,26 +293,6 @@ private:
 /// the first missing one if not. A lowering reads its parameters from the
 /// IR and decides none itself.
 bool hasDecidedParameters(mlir::Operation *collOp);
-
-/// The ops of `module` whose algorithm is one of `names` and whose
-/// parameters are decided, in walk order (a lowering collects them first:
-/// lowering erases the op). An op whose parameters are not decided gets an
-/// error and `fail` is called.
-template <typename OpTy>
-llvm::SmallVector<OpTy> opsWithAlgorithm(mlir::ModuleOp module,
-                                         llvm::ArrayRef<llvm::StringRef> names,
-                                         llvm::function_ref<void()> fail) {
-  llvm::SmallVector<OpTy> ops;
-  module.walk([&](OpTy op) {
-    if (!llvm::is_contained(names, op.getAlgorithm().getName()))
-      return;
-    if (hasDecidedParameters(op))
-      ops.push_back(op);
-    else
-      fail();
-  });
-  return ops;
-}
 
 /// The default bound on a plan's scratch per rank, for schedules that stage
 /// a share of P·m bytes (two-phase's stage slots, dim-rings' waves): 64 KiB

@@ -11,16 +11,16 @@
 // will run.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
+#include "collc/Dialect/Coll/CollOps.h"
 #include "lib/Algorithms/Algorithm.h"
 #include "lib/Cost/CostModel.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
 
 namespace collc {
 #define GEN_PASS_DEF_COLLSELECTALGORITHM
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;

@@ -10,7 +10,7 @@
 // shapes, so verification never silently skips them.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/Passes/Passes.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Plan/PlanEmitter.h"
 
 #include "collc/simulate.h"
@@ -20,7 +20,7 @@
 
 namespace collc {
 #define GEN_PASS_DEF_SCHEDVERIFY
-#include "lib/Passes/Passes.h.inc"
+#include "collc/Passes/Passes.h.inc"
 } // namespace collc
 
 using namespace mlir;

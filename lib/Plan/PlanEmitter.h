@@ -9,7 +9,7 @@
 #ifndef COLLC_PLAN_PLANEMITTER_H
 #define COLLC_PLAN_PLANEMITTER_H
 
-#include "dialect/Sched/SchedOps.h"
+#include "collc/Dialect/Sched/SchedOps.h"
 #include "mlir/Support/LogicalResult.h"
 
 #include "collc/plan.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Plan/PlanImporter.h"
 
-#include "dialect/Sched/SchedOps.h"
+#include "collc/Dialect/Sched/SchedOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <cstring>

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Spec/Spec.h"
 
-#include "dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -799,14 +799,14 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
       error(seen.lookup("block_bytes"), "'block_bytes' applies only to the blocked-ring "
                       "algorithms, but algorithm is " + coll.algorithm);
   }
-  // with auto, the mesh vmesh is priced and built with if chosen
-  if (seen.count("mesh") && coll.algorithm != "vmesh" && coll.algorithm != "auto")
-    error(meshLoc, "'mesh' applies only to the vmesh algorithm, but algorithm is " +
-                       coll.algorithm);
+  // one algorithm's shape options; with auto, the shape that algorithm is
+  // priced and built with if chosen
+  for (llvm::StringRef option : {"mesh", "parts"})
+    if (seen.count(option) && !algorithms::takesOption(coll.algorithm, option))
+      error(seen.lookup(option), "'" + option.str() + "' applies only to the " +
+                                     algorithmsTaking(option) + " algorithm, but algorithm is " +
+                                     coll.algorithm);
   coll.meshLoc = meshLoc;
-  if (seen.count("parts") && coll.algorithm != "dim-rings" && coll.algorithm != "auto")
-    error(seen.lookup("parts"), "'parts' applies only to the dim-rings algorithm, but algorithm is " +
-                        coll.algorithm);
   coll.partsLoc = seen.lookup("parts");
   if (opKnown) {
     coll.kind = *op.value;

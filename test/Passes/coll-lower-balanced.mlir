@@ -85,13 +85,15 @@ coll.alltoall @alltoall_mesh {topology = #coll.topology<shape = [3, 2], wrap = [
 // -----
 
 // The schedule balances the links between nodes, one rank per node.
-// expected-error @+1 {{the balanced alltoall schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+2 {{the balanced alltoall schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+1 {{failed to legalize operation}}
 coll.alltoall @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"balanced">}
 
 // -----
 
 // alltoallv too, and the error names it.
-// expected-error @+1 {{the balanced alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+2 {{the balanced alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+1 {{failed to legalize operation}}
 coll.alltoallv @vsmp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"balanced">}
 
 // -----

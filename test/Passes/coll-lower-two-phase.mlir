@@ -106,18 +106,21 @@ coll.alltoallv @alltoallv_4x2 {topology = #coll.topology<shape = [4, 2], wrap = 
 // -----
 
 // The phases route between nodes, one rank per node.
-// expected-error @+1 {{the two-phase alltoall schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+2 {{the two-phase alltoall schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+1 {{failed to legalize operation}}
 coll.alltoall @smp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"two-phase">}
 
 // -----
 
 // alltoallv too, and the error names it.
-// expected-error @+1 {{the two-phase alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+2 {{the two-phase alltoallv schedules one rank per torus node; this topology has 2 ranks per node (use algorithm: direct)}}
+// expected-error @+1 {{failed to legalize operation}}
 coll.alltoallv @vsmp {topology = #coll.topology<shape = [2, 2], wrap = [true, true], ranks_per_node = 2, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"two-phase">}
 
 // -----
 
-// expected-error @+1 {{the two-phase alltoall needs a line and a plane: a topology of 2 or 3 dimensions (this one has 1)}}
+// expected-error @+2 {{the two-phase alltoall needs a line and a plane: a topology of 2 or 3 dimensions (this one has 1)}}
+// expected-error @+1 {{failed to legalize operation}}
 coll.alltoall @ring {topology = #coll.topology<shape = [8], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"two-phase">}
 
 // -----

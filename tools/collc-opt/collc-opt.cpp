@@ -1,7 +1,7 @@
 //===- collc-opt.cpp - mlir-opt for the coll and sched dialects -----------===//
-#include "dialect/Coll/CollDialect.h"
-#include "dialect/Sched/SchedDialect.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Dialect/Coll/CollDialect.h"
+#include "collc/Dialect/Sched/SchedDialect.h"
+#include "collc/Passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<collc::coll::CollDialect, collc::sched::SchedDialect>();
   collc::registerCollcPasses();
+  collc::registerCollcPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(

@@ -10,12 +10,13 @@
 // (--mlir-print-ir-after-all, --mlir-timing, ...) apply.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/Coll/CollOps.h"
-#include "dialect/Sched/SchedOps.h"
+#include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "collc/Dialect/Coll/CollOps.h"
+#include "collc/Dialect/Sched/SchedOps.h"
 #include "lib/Algorithms/Algorithm.h"
 #include "lib/Cost/CostModel.h"
 #include "lib/Frontend/SpecToColl.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Passes/Passes.h"
 #include "lib/Plan/CSource.h"
 #include "lib/Plan/ObjectFile.h"
 #include "lib/Plan/PlanEmitter.h"
@@ -34,7 +35,9 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -64,7 +67,12 @@ cl::OptionCategory irCategory("Inspecting the pipeline (MLIR)");
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<spec.yaml | file.mlir | "
                                             "plan.collplan>"),
-                                   cl::Required, cl::cat(outputCategory));
+                                   cl::cat(outputCategory));
+cl::opt<bool> listAlgorithms(
+    "list-algorithms",
+    cl::desc("Print the algorithm table as JSON (the ops each lowers, its "
+             "options, default FIFO depth and order) and exit"),
+    cl::cat(outputCategory));
 cl::opt<std::string> outputFilename(
     "o", cl::desc("Output file (default: stdout for text, "
                   "<input>.collplan for --emit=plan)"),
@@ -111,6 +119,33 @@ cl::opt<bool> explain("explain",
                       cl::desc("Show the cost model's estimates for every "
                                "candidate algorithm"),
                       cl::cat(checkCategory));
+
+/// --list-algorithms: CollAlgorithms.def as JSON, for tools that must not
+/// keep their own list of names (bench/smpi/run).
+void printAlgorithmTable(llvm::raw_ostream &os) {
+  llvm::json::Array rows;
+  for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms) {
+    llvm::json::Array ops, options;
+    for (CollectiveKind kind :
+         {CollectiveKind::Alltoall, CollectiveKind::Alltoallv, CollectiveKind::Allgatherv})
+      if (row.lowers[algorithmColumn(kind)])
+        ops.push_back(stringifyCollectiveKind(kind));
+    for (const algorithms::OptionRow &option : algorithms::kOptions)
+      if (option.algorithm == row.name)
+        options.push_back(option.option);
+    llvm::json::Object entry{{"name", row.name},
+                             {"ops", std::move(ops)},
+                             {"options", std::move(options)},
+                             {"fifo_depth", row.defaultDepth}};
+    if (algorithms::takesOption(row.name, "order"))
+      entry["order"] = algorithms::defaultOrder(row.name);
+    rows.push_back(std::move(entry));
+  }
+  llvm::json::Array orders(llvm::ArrayRef<llvm::StringLiteral>(algorithms::kOrders));
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"algorithms", std::move(rows)}, {"orders", std::move(orders)}}))
+     << "\n";
+}
 
 bool isPlanFile(const llvm::MemoryBuffer &buffer) {
   return buffer.getBufferSize() >= 8 &&
@@ -300,23 +335,6 @@ LogicalResult writeMachine(const Spec &spec) {
       "-");
 }
 
-/// The lowerings, in the order the pipeline runs them.
-void addLowerings(PassManager &pm) {
-  pm.addPass(createCollLowerDirect());
-  pm.addPass(createCollLowerBalanced());
-  pm.addPass(createCollLowerDimRings());
-  pm.addPass(createCollLowerDimRingsV());
-  pm.addPass(createCollLowerTwoPhase());
-  pm.addPass(createCollLowerSmpLeader());
-  pm.addPass(createCollLowerVMesh());
-  pm.addPass(createCollLowerSmpRing());
-  pm.addPass(createCollLowerPlanned());
-  pm.addPass(createCollLowerBlockedRing());
-  // constant expressions folded as the runtime evaluates them, then shared
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
 /// --report for the candidates the cost model weighed but did not pick:
 /// each lowered (unverified) from the spec's module as it was before
 /// selection, then routed like the selected plan.
@@ -340,8 +358,8 @@ void reportOtherCandidates(MLIRContext &context, ModuleOp pristine,
         return success();
       });
       PassManager pm(&context);
-      pm.addPass(createCollSelectAlgorithm()); // decides the candidate's parameters
-      addLowerings(pm);
+      // selection decides the candidate's parameters
+      buildCollcPipeline(pm, /*verifyRanks=*/0);
       if (succeeded(pm.run(*module))) {
         auto plans = module->getBody()->getOps<sched::PlanOp>();
         if (!plans.empty()) {
@@ -407,12 +425,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
-  pm.addPass(createCollSelectAlgorithm());
-  if (emitKind != EmitKind::Coll) {
-    addLowerings(pm);
-    if (!noVerify)
-      pm.addPass(createSchedVerify(SchedVerifyOptions{verifyRanks}));
-  }
+  if (emitKind == EmitKind::Coll)
+    pm.addPass(createCollSelectAlgorithm());
+  else
+    buildCollcPipeline(pm, noVerify ? 0 : verifyRanks.getValue());
   if (failed(pm.run(*module)))
     return failure();
   if (noVerify)
@@ -420,11 +436,6 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (emitKind == EmitKind::Coll)
     return printModule(*module);
 
-  for (Operation &op : module->getBody()->getOperations())
-    if (op.getDialect() && isa<coll::CollDialect>(op.getDialect()))
-      return op.emitError("no lowering produced a schedule for this "
-                          "collective (algorithm ")
-             << op.getAttr("algorithm") << ")";
   if (emitKind == EmitKind::Sched)
     return printModule(*module);
 
@@ -473,6 +484,15 @@ int main(int argc, char **argv) {
       "  collc SPEC.yaml --emit=c|obj --symbol S  the plan to embed in a program\n"
       "  collc SPEC.yaml --emit=coll|sched        the IR after selection / the schedule\n"
       "  collc PLAN.collplan --emit=sched         a plan turned back into IR\n");
+
+  if (listAlgorithms) {
+    printAlgorithmTable(llvm::outs());
+    return 0;
+  }
+  if (inputFilename.empty()) {
+    llvm::errs() << "collc: error: no input: give a spec, IR or plan file (see --help)\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registry.insert<coll::CollDialect, sched::SchedDialect>();

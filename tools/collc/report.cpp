@@ -10,7 +10,7 @@
 
 #include "collc/linkload.h"
 #include "lib/Cost/CostModel.h"
-#include "lib/Passes/Passes.h"
+#include "collc/Passes/Passes.h"
 
 #include "llvm/Support/Format.h"
 

@@ -3,7 +3,7 @@
 #define COLLC_TOOLS_REPORT_H
 
 #include "collc/plan.h"
-#include "dialect/Sched/SchedOps.h"
+#include "collc/Dialect/Sched/SchedOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
