@@ -73,112 +73,115 @@ std::vector<Distribution> distributionsFor(uint8_t op, int p) {
   return out;
 }
 
+/// Simulates `plan` at P = `p` with every distribution; `shapeNote`
+/// names the shape when it is not the plan's own.
+LogicalResult verifyAt(sched::PlanOp planOp, const collrt_plan_t *plan,
+                       int p, const std::string &shapeNote) {
+  for (const Distribution &dist :
+       distributionsFor(collrt_plan_desc(plan)->op, p)) {
+    collrt_sim_input_t input{p, dist.counts.data()};
+    collrt_sim_result_t result;
+    collrt_diag_t diag;
+    diag.message[0] = '\0';
+    collrt_status_t status = collrt_simulate(plan, &input, &result, &diag);
+    if (status != COLLRT_OK)
+      return planOp.emitError("schedule fails verification for P = ")
+             << p << shapeNote << " with " << dist.name
+             << " counts: " << collrt_strerror(status) << ": "
+             << diag.message;
+  }
+  return success();
+}
+
+/// The same program on a smaller shape: only the header changes.
+FailureOr<PlanPtr> reshaped(const collrt_plan_t *plan,
+                            const uint32_t shape[COLLRT_MAX_DIMS]) {
+  collrt_plan_desc_t desc = *collrt_plan_desc(plan);
+  for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
+    desc.shape[d] = shape[d];
+  collrt_plan_t *out = nullptr;
+  collrt_diag_t diag;
+  if (collrt_plan_encode(&desc, &out, &diag) != COLLRT_OK)
+    return failure();
+  return PlanPtr(out);
+}
+
+} // namespace
+
+LogicalResult collc::verifyEncodedPlan(sched::PlanOp planOp, const collrt_plan_t *encoded,
+                                        int64_t maxRanks) {
+  const collrt_plan_desc_t *desc = collrt_plan_desc(encoded);
+  if (!collrt_plan_needs_exact_size(encoded)) {
+    for (int p = 1; p <= maxRanks; ++p)
+      if (failed(verifyAt(planOp, encoded, p, "")))
+        return failure();
+    return success();
+  }
+  int64_t topologyRanks = collrt_plan_topology_ranks(encoded);
+  int verified = 0;
+  if (topologyRanks <= maxRanks) {
+    if (failed(verifyAt(planOp, encoded, topologyRanks, "")))
+      return failure();
+    ++verified;
+  }
+  // Every shape with extents in {1, 2, 3} per used dimension, and 4 in a
+  // dimension whose extent is 4 or more (unused dimensions stay 1), the
+  // plan's ranks per node, that fits max-ranks. An even ring of 4 is the
+  // smallest with a tie that is not also a neighbour (offset 2 is neither
+  // +1 nor −1), where the tie rules of balanced, two-phase and dim-rings
+  // live; extents 1–3 alone never exercise them.
+  uint32_t shape[COLLRT_MAX_DIMS];
+  int extents[COLLRT_MAX_DIMS];
+  int combos = 1;
+  for (unsigned d = 0; d < desc->ndims; ++d) {
+    extents[d] = desc->shape[d] >= 4 ? 4 : 3;
+    combos *= extents[d];
+  }
+  for (int c = 0; c < combos; ++c) {
+    int64_t ranks = desc->ranks_per_node;
+    std::string note = " on the shape ";
+    for (int d = 0, rest = c; d < COLLRT_MAX_DIMS; ++d) {
+      shape[d] = d < desc->ndims ? 1 + rest % extents[d] : 1;
+      rest = d < desc->ndims ? rest / extents[d] : rest;
+      ranks *= shape[d];
+      if (d < desc->ndims)
+        note += (d ? "x" : "") + std::to_string(shape[d]);
+    }
+    bool same = true;
+    for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
+      same &= shape[d] == desc->shape[d];
+    if (ranks > maxRanks || same)
+      continue;
+    FailureOr<PlanPtr> small = reshaped(encoded, shape);
+    if (failed(small))
+      return planOp.emitError("cannot re-encode the plan for the shape")
+             << note.substr(13);
+    if (failed(verifyAt(planOp, small->get(), ranks,
+                        note + " (a smaller instance of the same program)")))
+      return failure();
+    ++verified;
+  }
+  if (verified == 0)
+    return planOp.emitError("schedule cannot be verified: it needs exactly ")
+           << topologyRanks << " ranks and even its smallest shape (every "
+              "extent 1) needs "
+           << desc->ranks_per_node << ", above --verify-ranks = " << int64_t(maxRanks)
+           << "; raise --verify-ranks, or pass --no-verify (the plan then "
+              "records that it was not verified)";
+  return success();
+}
+
+namespace {
+
 struct SchedVerifyPass : public collc::impl::SchedVerifyBase<SchedVerifyPass> {
   using collc::impl::SchedVerifyBase<SchedVerifyPass>::SchedVerifyBase;
 
   void runOnOperation() override {
-    getOperation().walk([&](sched::PlanOp plan) {
-      if (failed(verifyPlan(plan)))
+    getOperation().walk([&](sched::PlanOp planOp) {
+      FailureOr<PlanPtr> plan = emitPlan(planOp);
+      if (failed(plan) || failed(verifyEncodedPlan(planOp, plan->get(), maxRanks)))
         signalPassFailure();
     });
-  }
-
-  /// Simulates `plan` at P = `p` with every distribution; `shapeNote`
-  /// names the shape when it is not the plan's own.
-  LogicalResult verifyAt(sched::PlanOp planOp, const collrt_plan_t *plan,
-                         int p, const std::string &shapeNote) {
-    for (const Distribution &dist :
-         distributionsFor(collrt_plan_desc(plan)->op, p)) {
-      collrt_sim_input_t input{p, dist.counts.data()};
-      collrt_sim_result_t result;
-      collrt_diag_t diag;
-      diag.message[0] = '\0';
-      collrt_status_t status = collrt_simulate(plan, &input, &result, &diag);
-      if (status != COLLRT_OK)
-        return planOp.emitError("schedule fails verification for P = ")
-               << p << shapeNote << " with " << dist.name
-               << " counts: " << collrt_strerror(status) << ": "
-               << diag.message;
-    }
-    return success();
-  }
-
-  /// The same program on a smaller shape: only the header changes.
-  static FailureOr<PlanPtr> reshaped(const collrt_plan_t *plan,
-                                     const uint32_t shape[COLLRT_MAX_DIMS]) {
-    collrt_plan_desc_t desc = *collrt_plan_desc(plan);
-    for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
-      desc.shape[d] = shape[d];
-    collrt_plan_t *out = nullptr;
-    collrt_diag_t diag;
-    if (collrt_plan_encode(&desc, &out, &diag) != COLLRT_OK)
-      return failure();
-    return PlanPtr(out);
-  }
-
-  LogicalResult verifyPlan(sched::PlanOp planOp) {
-    FailureOr<PlanPtr> plan = emitPlan(planOp);
-    if (failed(plan))
-      return failure();
-    const collrt_plan_desc_t *desc = collrt_plan_desc(plan->get());
-    if (!collrt_plan_needs_exact_size(plan->get())) {
-      for (int p = 1; p <= maxRanks; ++p)
-        if (failed(verifyAt(planOp, plan->get(), p, "")))
-          return failure();
-      return success();
-    }
-    int64_t topologyRanks = collrt_plan_topology_ranks(plan->get());
-    int verified = 0;
-    if (topologyRanks <= maxRanks) {
-      if (failed(verifyAt(planOp, plan->get(), topologyRanks, "")))
-        return failure();
-      ++verified;
-    }
-    // Every shape with extents in {1, 2, 3} per used dimension, and 4 in a
-    // dimension whose extent is 4 or more (unused dimensions stay 1), the
-    // plan's ranks per node, that fits max-ranks. An even ring of 4 is the
-    // smallest with a tie that is not also a neighbour (offset 2 is neither
-    // +1 nor −1), where the tie rules of balanced, two-phase and dim-rings
-    // live; extents 1–3 alone never exercise them.
-    uint32_t shape[COLLRT_MAX_DIMS];
-    int extents[COLLRT_MAX_DIMS];
-    int combos = 1;
-    for (unsigned d = 0; d < desc->ndims; ++d) {
-      extents[d] = desc->shape[d] >= 4 ? 4 : 3;
-      combos *= extents[d];
-    }
-    for (int c = 0; c < combos; ++c) {
-      int64_t ranks = desc->ranks_per_node;
-      std::string note = " on the shape ";
-      for (int d = 0, rest = c; d < COLLRT_MAX_DIMS; ++d) {
-        shape[d] = d < desc->ndims ? 1 + rest % extents[d] : 1;
-        rest = d < desc->ndims ? rest / extents[d] : rest;
-        ranks *= shape[d];
-        if (d < desc->ndims)
-          note += (d ? "x" : "") + std::to_string(shape[d]);
-      }
-      bool same = true;
-      for (int d = 0; d < COLLRT_MAX_DIMS; ++d)
-        same &= shape[d] == desc->shape[d];
-      if (ranks > maxRanks || same)
-        continue;
-      FailureOr<PlanPtr> small = reshaped(plan->get(), shape);
-      if (failed(small))
-        return planOp.emitError("cannot re-encode the plan for the shape")
-               << note.substr(13);
-      if (failed(verifyAt(planOp, small->get(), ranks,
-                          note + " (a smaller instance of the same program)")))
-        return failure();
-      ++verified;
-    }
-    if (verified == 0)
-      return planOp.emitError("schedule cannot be verified: it needs exactly ")
-             << topologyRanks << " ranks and even its smallest shape (every "
-                "extent 1) needs "
-             << desc->ranks_per_node << ", above --verify-ranks = " << int64_t(maxRanks)
-             << "; raise --verify-ranks, or pass --no-verify (the plan then "
-                "records that it was not verified)";
-    return success();
   }
 };
 

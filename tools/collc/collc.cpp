@@ -5,9 +5,10 @@
 //   collc FILE.mlir ...                                  compile coll/sched IR
 //   collc PLAN.collplan --emit=sched|c|obj               inspect or re-wrap
 //
-// Pipeline: spec -> coll IR -> coll-select-algorithm -> coll-lower-* ->
-// cse -> sched-verify -> plan bytes. MLIR's pass manager options
-// (--mlir-print-ir-after-all, --mlir-timing, ...) apply.
+// Pipeline: spec -> coll IR -> buildCollcPipeline (coll-select-algorithm,
+// coll-lower, canonicalize, cse) -> plan bytes, encoded once and verified
+// (sched-verify's checks) before they are written. MLIR's pass manager
+// options (--mlir-print-ir-after-all, --mlir-timing, ...) apply.
 //
 //===----------------------------------------------------------------------===//
 #include "collc/Dialect/Coll/CollAlgorithms.h"
@@ -428,33 +429,40 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (emitKind == EmitKind::Coll)
     pm.addPass(createCollSelectAlgorithm());
   else
-    buildCollcPipeline(pm, noVerify ? 0 : verifyRanks.getValue());
+    buildCollcPipeline(pm, /*verifyRanks=*/0); // verified below, on the bytes written
   if (failed(pm.run(*module)))
     return failure();
-  if (noVerify)
-    module->walk([](sched::PlanOp plan) { plan.setUnverified(true); });
   if (emitKind == EmitKind::Coll)
     return printModule(*module);
 
+  // Each plan is encoded once: sched-verify's checks run on the bytes that
+  // are written.
+  SmallVector<std::pair<sched::PlanOp, PlanPtr>> encoded;
+  for (sched::PlanOp planOp : module->getBody()->getOps<sched::PlanOp>()) {
+    if (noVerify)
+      planOp.setUnverified(true);
+    FailureOr<PlanPtr> plan = emitPlan(planOp);
+    if (failed(plan) ||
+        (!noVerify && failed(verifyEncodedPlan(planOp, plan->get(), verifyRanks))))
+      return failure();
+    encoded.emplace_back(planOp, std::move(*plan));
+  }
   if (emitKind == EmitKind::Sched)
     return printModule(*module);
 
-  auto plans = module->getBody()->getOps<sched::PlanOp>();
-  if (plans.empty())
+  if (encoded.empty())
     return module->emitError("input holds no sched.plan to emit");
-  if (std::next(plans.begin()) != plans.end())
-    return (*std::next(plans.begin())).emitError(
+  if (encoded.size() > 1)
+    return encoded[1].first.emitError(
         "input holds more than one sched.plan; a plan file holds one");
-  FailureOr<PlanPtr> plan = emitPlan(*plans.begin());
-  if (failed(plan))
-    return failure();
+  auto &[planOp, plan] = encoded.front();
   if (report) {
-    printPlanReport(*plans.begin(), plan->get(), llvm::errs());
+    printPlanReport(planOp, plan.get(), llvm::errs());
     if (pristine)
-      reportOtherCandidates(context, *pristine, candidates, (*plans.begin()).getAlgorithm());
+      reportOtherCandidates(context, *pristine, candidates, planOp.getAlgorithm());
   }
   size_t length = 0;
-  const uint8_t *bytes = collrt_plan_bytes(plan->get(), &length);
+  const uint8_t *bytes = collrt_plan_bytes(plan.get(), &length);
   return writePlan(ArrayRef<uint8_t>(bytes, length));
 }
 
