@@ -34,10 +34,11 @@ struct OptionRow {
   llvm::StringLiteral algorithm, option;
   OptionKind kind;
   bool decided; // recorded by selection for every op of the algorithm
+  llvm::StringLiteral defaultValue; // a named option's default; "" if computed
 };
 inline constexpr OptionRow kOptions[] = {
-#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND, DECIDED)                       \
-  {SPELLING, OPTION, OptionKind::KIND, DECIDED != 0},
+#define COLL_ALGORITHM_OPTION(SPELLING, OPTION, KIND, DECIDED, DEFAULT)              \
+  {SPELLING, OPTION, OptionKind::KIND, DECIDED != 0, DEFAULT},
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 };
 
@@ -51,12 +52,13 @@ inline constexpr OptionRow kOptions[] = {
 ///              alike (the schedule side of seed 000's dimension-ordered DR).
 inline constexpr llvm::StringLiteral kOrders[] = {"shift", "random", "dimension"};
 
-/// The `order` an exchange runs when the spec names none: balanced spreads
-/// its ties by the shared random order, direct steps in the shift order
-/// (selection may still choose random for a direct it picked itself: see
-/// lib/Algorithms/Direct.cpp).
+/// The `order` an exchange runs when the spec names none: its option row's
+/// DEFAULT ("shift" for a name without one).
 inline llvm::StringRef defaultOrder(llvm::StringRef algorithm) {
-  return algorithm == "balanced" ? "random" : "shift";
+  for (const OptionRow &row : kOptions)
+    if (row.algorithm == algorithm && row.option == "order" && !row.defaultValue.empty())
+      return row.defaultValue;
+  return kOrders[0];
 }
 
 /// The values of the `throttle` option (direct and balanced):
