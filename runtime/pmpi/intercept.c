@@ -174,15 +174,6 @@ static int moves_as_bytes(MPI_Datatype t) {
   return size > 0 && lb == 0 && extent == size && plain_layout(t);
 }
 
-static void check_in_place(pmpi_call_t *call, const void *sendbuf) {
-  if (sendbuf != MPI_IN_PLACE || call->local_reason)
-    return;
-  int rank = 0;
-  PMPI_Comm_rank(call->comm, &rank);
-  call->local_reason = PMPI_R_IN_PLACE;
-  snprintf(call->local_msg, sizeof call->local_msg, "rank %d passes MPI_IN_PLACE", rank);
-}
-
 static void begin(pmpi_call_t *call, const char *what, int op, MPI_Comm comm,
                   const void *sendbuf, void *recvbuf) {
   pmpi_init_once();
@@ -193,7 +184,15 @@ static void begin(pmpi_call_t *call, const char *what, int op, MPI_Comm comm,
   call->key.op = op;
   call->sendbuf = sendbuf;
   call->recvbuf = recvbuf;
-  check_in_place(call, sendbuf);
+}
+
+/* MPI_IN_PLACE (every rank passes it or none): the call is served as the
+ * out-of-place call whose send side is the receive buffer's contents at the
+ * start, `bytes` of them from `from` (run.c copies them to scratch before
+ * the plan writes the receive buffer; a packed run packs them first). */
+static void in_place(pmpi_call_t *call, const void *from, int64_t bytes) {
+  call->sendbuf = from;
+  call->in_place_bytes = bytes;
 }
 
 /* Runs the call with the re-entry guard up. */
@@ -203,6 +202,8 @@ static int serve(pmpi_call_t *call, int *fallback) {
   pmpi_busy--;
   return rc;
 }
+
+static int comm_size(MPI_Comm comm);
 
 /* The arguments of each collective as a call (blocking, persistent and
  * nonblocking alike). An alltoall is keyed by its block's bytes only,
@@ -214,6 +215,9 @@ static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *se
                              int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLTOALL, comm, sendbuf, recvbuf);
+  int in_place_call = sendbuf == MPI_IN_PLACE;
+  if (in_place_call) /* the send side is the receive side */
+    sendbuf = recvbuf, sendcount = recvcount, sendtype = recvtype;
   int ss = 0, rs = 0;
   if (sendtype != MPI_DATATYPE_NULL && sendbuf != MPI_IN_PLACE &&
       (ss = named_size(sendtype)) < 0)
@@ -227,8 +231,6 @@ static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *se
   call->key.part[0] = &call->count;
   call->key.part_len[0] = 1;
   call->key.nparts = 1;
-  if (call->local_reason) /* MPI_IN_PLACE */
-    return;
   if (recvtype == MPI_DATATYPE_NULL || sendtype == MPI_DATATYPE_NULL || sbytes != rbytes ||
       rbytes > INT32_MAX) {
     int rank = 0;
@@ -248,6 +250,8 @@ static void prepare_alltoall(pmpi_call_t *call, const char *what, const void *se
     call->scount = sendcount;
     call->rcount = recvcount;
   }
+  if (in_place_call)
+    in_place(call, recvbuf, rbytes * comm_size(comm));
 }
 
 static int comm_size(MPI_Comm comm) {
@@ -265,6 +269,9 @@ static void prepare_alltoallv(pmpi_call_t *call, const char *what, const void *s
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLTOALLV, comm, sendbuf, recvbuf);
+  int in_place_call = sendbuf == MPI_IN_PLACE;
+  if (in_place_call) /* each block goes back where it came from */
+    sendbuf = recvbuf, sendcounts = recvcounts, sdispls = rdispls, sendtype = recvtype;
   call->vstype = sendtype;
   call->vrtype = recvtype;
   check_types(call, sendtype, recvtype);
@@ -274,12 +281,17 @@ static void prepare_alltoallv(pmpi_call_t *call, const char *what, const void *s
     call->key.part[p] = arrays[p];
     call->key.part_len[p] = (size_t)size;
   }
-  call->key.nparts = sendbuf == MPI_IN_PLACE ? 0 : 4;
+  call->key.nparts = 4;
   call->sc = sendcounts, call->sd = sdispls, call->rc = recvcounts, call->rd = rdispls;
-  if (sendbuf != MPI_IN_PLACE)
-    for (int j = 0; j < size; ++j)
-      if ((int64_t)sendcounts[j] * call->key.tsize > call->block)
-        call->block = (int64_t)sendcounts[j] * call->key.tsize;
+  int64_t span = 0; /* elements of recvbuf the blocks reach */
+  for (int j = 0; j < size; ++j) {
+    if ((int64_t)sendcounts[j] * call->key.tsize > call->block)
+      call->block = (int64_t)sendcounts[j] * call->key.tsize;
+    if (recvcounts[j] > 0 && (int64_t)rdispls[j] + recvcounts[j] > span)
+      span = (int64_t)rdispls[j] + recvcounts[j];
+  }
+  if (in_place_call) /* a type that is not its bytes is packed block by block */
+    in_place(call, recvbuf, span * call->key.tsize);
 }
 
 static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *sendbuf,
@@ -287,10 +299,19 @@ static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *
                                const int recvcounts[], const int displs[],
                                MPI_Datatype recvtype, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_ALLGATHERV, comm, sendbuf, recvbuf);
+  int in_place_call = sendbuf == MPI_IN_PLACE;
+  const char *own = NULL; /* in place: this rank's contribution in recvbuf */
+  if (in_place_call) { /* the send type and count are ignored */
+    int rank = 0;
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Type_get_extent(recvtype, &lb, &extent);
+    own = (const char *)recvbuf + (MPI_Aint)displs[rank] * extent;
+    sendbuf = own, sendcount = recvcounts[rank], sendtype = recvtype;
+  }
   call->vstype = sendtype;
   call->vrtype = recvtype;
-  /* with MPI_IN_PLACE the send type is ignored (and may be anything) */
-  check_types(call, sendbuf == MPI_IN_PLACE ? recvtype : sendtype, recvtype);
+  check_types(call, sendtype, recvtype);
   int size = comm_size(comm);
   call->sendcount = sendcount;
   call->key.part[0] = &call->sendcount;
@@ -303,6 +324,8 @@ static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *
   for (int j = 0; j < size; ++j)
     if ((int64_t)recvcounts[j] * call->key.tsize > call->block)
       call->block = (int64_t)recvcounts[j] * call->key.tsize;
+  if (in_place_call)
+    in_place(call, own, (int64_t)sendcount * call->key.tsize);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -26,7 +26,6 @@ typedef enum pmpi_reason {
   PMPI_R_INTERCOMM,
   PMPI_R_TYPE_MISMATCH, /* send and receive types of different sizes */
   PMPI_R_TYPE,          /* a non-contiguous datatype */
-  PMPI_R_IN_PLACE,
   PMPI_R_THREADS,       /* MPI_THREAD_MULTIPLE */
   PMPI_R_COUNT_
 } pmpi_reason_t;
@@ -218,6 +217,9 @@ typedef struct pmpi_call {
   int nonblocking;
   MPI_Request *request;
   int recount; /* runs on a recounting collective: recount to this call's counts */
+  /* MPI_IN_PLACE: sendbuf points into recvbuf, and a run that does not
+   * pack first copies these bytes of it to scratch and sends from there */
+  int64_t in_place_bytes;
   int vpack;   /* ... packing its datatypes block by block (run.c) */
   MPI_Datatype vstype, vrtype;
   char local_msg[256]; /* last: set only with local_reason (not cleared per call) */
@@ -253,6 +255,11 @@ struct pmpi_run {
   int vpack, size;
   int *vbytes;
   void *vsend, *vrecv;
+  /* MPI_IN_PLACE without packing: at start, in_place_bytes of recvbuf
+   * (from in_place_src) are copied to in_place_copy, the send buffer */
+  int64_t in_place_bytes;
+  const void *in_place_src;
+  void *in_place_copy;
   int state;
   collrt_diag_t diag;   /* state FAILED */
   pmpi_run_t *next;     /* in its entry's queue */

@@ -90,6 +90,16 @@ int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collr
       return MPI_ERR_NO_MEM;
     }
   }
+  if (call->in_place_bytes && !r->pack && !r->vpack) {
+    r->in_place_bytes = call->in_place_bytes;
+    r->in_place_src = call->sendbuf;
+    if (!(r->in_place_copy = malloc((size_t)r->in_place_bytes))) {
+      r->entry = NULL; /* no reference taken yet */
+      pmpi_run_free(r);
+      return MPI_ERR_NO_MEM;
+    }
+    r->sendbuf = r->in_place_copy;
+  }
   if (e)
     e->refs++;
   return MPI_SUCCESS;
@@ -106,6 +116,8 @@ void pmpi_run_free(pmpi_run_t *r) {
     free(r->packed_send);
     free(r->packed_recv);
   }
+  free(r->in_place_copy);
+  r->in_place_copy = NULL;
   if (r->entry)
     pmpi_entry_release(r->entry);
   r->entry = NULL;
@@ -209,6 +221,8 @@ static void start(pmpi_run_t *r) {
   diag.message[0] = 0;
   const void *sb = r->pack ? r->packed_send : r->sendbuf;
   void *rb = r->pack ? r->packed_recv : r->recvbuf;
+  if (r->in_place_copy) /* what the call's receive buffer holds now */
+    memcpy(r->in_place_copy, r->in_place_src, (size_t)r->in_place_bytes);
   if (r->pack && !pack_send(r))
     return;
   if (r->vpack && !vpack_send(r))

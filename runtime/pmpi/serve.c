@@ -120,7 +120,7 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
     fall_back(call, cache, PMPI_R_NO_PLANS, 0, msg);
     return MPI_SUCCESS;
   }
-  if (call->local_reason) { /* MPI_IN_PLACE: passed by every rank or none */
+  if (call->local_reason) { /* the type signatures do not match: erroneous */
     fall_back(call, cache, call->local_reason, 0, call->local_msg);
     return MPI_SUCCESS;
   }
@@ -153,10 +153,6 @@ static int recounts(const collrt_plan_t *plan) {
  * once, collectively, with no counts, and every call recounts it. */
 static int serve_v_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int idx, int *out_fallback) {
   int op = call->key.op;
-  if (call->local_reason == PMPI_R_IN_PLACE) {
-    fall_back(call, cache, PMPI_R_IN_PLACE, 0, call->local_msg);
-    return MPI_SUCCESS;
-  }
   if (call->local_reason) { /* this rank's datatypes: packed */
     call->local_reason = PMPI_SERVED;
     call->vpack = 1;
