@@ -12,7 +12,9 @@
  *                MPI_Iallgatherv) completed in opposite orders
  *
  * Options: --mode M, --bytes B (per block), --iters N, --same-comm (A and B
- * on one communicator instead of two). Every result is compared byte for
+ * on one communicator instead of two), --in-place (the persistent and
+ * nonblocking alltoalls pass MPI_IN_PLACE: the receive buffer is filled
+ * before every start, and MPI's in-place alltoall is the reference). Every result is compared byte for
  * byte with the MPI library's own collective, called through PMPI_ so that
  * the reference never goes through libcollc_pmpi. Prints
  * "order_check: ok (MODE, N iterations)" and exits 0 when all matched. */
@@ -23,7 +25,7 @@
 
 #include "mpi_compat.h" /* Open MPI 4.1: MPI_Alltoall_init is MPIX_Alltoall_init */
 
-static int rank, size, failures;
+static int rank, size, failures, in_place;
 
 static void fill(unsigned char *buf, size_t n, int salt) {
   for (size_t k = 0; k < n; ++k)
@@ -83,20 +85,36 @@ static void complete_both(MPI_Request *a, MPI_Request *b, int iter) {
   }
 }
 
+/* Before an alltoall of side s: its input, in the send buffer or (in
+ * place) in the receive buffer and in the reference's. */
+static void fill_input(side_t *s, size_t n, int salt) {
+  fill(in_place ? s->recv : s->send, n, salt);
+  if (in_place)
+    fill(s->want, n, salt);
+}
+
+/* MPI's own alltoall of side s, the reference. */
+static void reference_alltoall(side_t *s, int bytes) {
+  if (in_place)
+    PMPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->want, bytes, MPI_BYTE, s->comm);
+  else
+    PMPI_Alltoall(s->send, bytes, MPI_BYTE, s->want, bytes, MPI_BYTE, s->comm);
+}
+
 static void run_persistent(side_t *a, side_t *b, int bytes, int iters) {
-  MPI_Alltoall_init(a->send, bytes, MPI_BYTE, a->recv, bytes, MPI_BYTE, a->comm, MPI_INFO_NULL,
-                    &a->req);
-  MPI_Alltoall_init(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, b->comm, MPI_INFO_NULL,
-                    &b->req);
+  MPI_Alltoall_init(in_place ? MPI_IN_PLACE : a->send, bytes, MPI_BYTE, a->recv, bytes, MPI_BYTE,
+                    a->comm, MPI_INFO_NULL, &a->req);
+  MPI_Alltoall_init(in_place ? MPI_IN_PLACE : b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE,
+                    b->comm, MPI_INFO_NULL, &b->req);
   size_t n = (size_t)bytes * size;
   for (int it = 0; it < iters; ++it) {
-    fill(a->send, n, 2 * it);
-    fill(b->send, n, 2 * it + 1);
+    fill_input(a, n, 2 * it);
+    fill_input(b, n, 2 * it + 1);
     MPI_Start(&a->req);
     MPI_Start(&b->req);
     complete_both(&a->req, &b->req, it);
-    PMPI_Alltoall(a->send, bytes, MPI_BYTE, a->want, bytes, MPI_BYTE, a->comm);
-    PMPI_Alltoall(b->send, bytes, MPI_BYTE, b->want, bytes, MPI_BYTE, b->comm);
+    reference_alltoall(a, bytes);
+    reference_alltoall(b, bytes);
     compare("persistent alltoall A", it, a->recv, a->want, n);
     compare("persistent alltoall B", it, b->recv, b->want, n);
   }
@@ -139,13 +157,15 @@ static void run_nonblocking(side_t *a, side_t *b, int bytes, int iters) {
   int *counts = malloc(sizeof(int) * (size_t)size * 4);
   int *sc = counts, *sd = counts + size, *rc = counts + 2 * size, *rd = counts + 3 * size;
   for (int it = 0; it < iters; ++it) {
-    fill(a->send, n, 2 * it);
-    fill(b->send, n, 2 * it + 1);
-    MPI_Ialltoall(a->send, bytes, MPI_BYTE, a->recv, bytes, MPI_BYTE, a->comm, &a->req);
-    MPI_Ialltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, b->comm, &b->req);
+    fill_input(a, n, 2 * it);
+    fill_input(b, n, 2 * it + 1);
+    MPI_Ialltoall(in_place ? MPI_IN_PLACE : a->send, bytes, MPI_BYTE, a->recv, bytes, MPI_BYTE,
+                  a->comm, &a->req);
+    MPI_Ialltoall(in_place ? MPI_IN_PLACE : b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE,
+                  b->comm, &b->req);
     complete_both(&a->req, &b->req, it);
-    PMPI_Alltoall(a->send, bytes, MPI_BYTE, a->want, bytes, MPI_BYTE, a->comm);
-    PMPI_Alltoall(b->send, bytes, MPI_BYTE, b->want, bytes, MPI_BYTE, b->comm);
+    reference_alltoall(a, bytes);
+    reference_alltoall(b, bytes);
     compare("MPI_Ialltoall A", it, a->recv, a->want, n);
     compare("MPI_Ialltoall B", it, b->recv, b->want, n);
 
@@ -206,6 +226,8 @@ int main(int argc, char **argv) {
       iters = atoi(argv[++k]);
     else if (!strcmp(argv[k], "--same-comm"))
       same = 1;
+    else if (!strcmp(argv[k], "--in-place"))
+      in_place = 1;
     else {
       if (!rank)
         fprintf(stderr, "order_check: unknown argument %s\n", argv[k]);
