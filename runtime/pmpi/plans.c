@@ -153,16 +153,55 @@ static void describe(const collrt_plan_t *plan, char *out, size_t len) {
              (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
 }
 
+void pmpi_plan_served_by(const pmpi_plan_t *p, char *msg, size_t len) {
+  char what[160] = "";
+  describe(p->plan, what, sizeof what);
+  snprintf(msg, len, "served by plan %s (%s: the most specific that fits)", p->path, what);
+}
+
+/* How specific plan p is for `op` at `size` ranks: a plan for exactly this
+ * size (a topology plan) before one for any size, one that implements the
+ * op itself before one that serves it (an alltoallv plan also serves
+ * alltoall), then the narrower byte range. Two plans compare by their ranks, the
+ * earlier key first; a tie keeps load order. */
+typedef struct specificity {
+  int exact_size, exact_op;
+  uint64_t band; /* width of the byte range; smaller is more specific */
+} specificity_t;
+
+static specificity_t specificity_of(const collrt_plan_t *p, int op) {
+  const collrt_plan_desc_t *d = collrt_plan_desc(p);
+  specificity_t s = {collrt_plan_needs_exact_size(p), d->op == op,
+                     d->block_bytes_max - d->block_bytes_min};
+  return s;
+}
+
+/* Whether a is more specific than b. */
+static int more_specific(specificity_t a, specificity_t b) {
+  if (a.exact_size != b.exact_size)
+    return a.exact_size > b.exact_size;
+  if (a.exact_op != b.exact_op)
+    return a.exact_op > b.exact_op;
+  return a.band < b.band;
+}
+
+/* Whether plan p can serve `op` at `size` ranks (whatever the block). */
+static int candidate(const collrt_plan_t *p, int op, int size) {
+  return serves_op(collrt_plan_desc(p), op, 0) && collrt_plan_check_size(p, size, NULL) == COLLRT_OK;
+}
+
 int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block, char *why,
                      size_t why_len) {
-  for (int exact = 1; exact >= 0; --exact)
-    for (size_t i = 0; i < set->count; ++i) {
-      const collrt_plan_t *p = set->plans[i].plan;
-      const collrt_plan_desc_t *d = collrt_plan_desc(p);
-      if (serves_op(d, op, exact) && fits_block(d, block) &&
-          collrt_plan_check_size(p, size, NULL) == COLLRT_OK)
-        return (int)i;
-    }
+  int best = -1;
+  for (size_t i = 0; i < set->count; ++i) {
+    const collrt_plan_t *p = set->plans[i].plan;
+    if (candidate(p, op, size) && fits_block(collrt_plan_desc(p), block) &&
+        (best < 0 || more_specific(specificity_of(p, op),
+                                   specificity_of(set->plans[best].plan, op))))
+      best = (int)i;
+  }
+  if (best >= 0)
+    return best;
   /* the block size is part of the reason only when a plan fits the rest */
   int sized = 0;
   char have[160] = "";
@@ -183,14 +222,25 @@ int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block
 }
 
 int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size) {
-  for (int exact = 1; exact >= 0; --exact)
-    for (size_t i = 0; i < set->count; ++i) {
-      const collrt_plan_t *p = set->plans[i].plan;
-      const collrt_plan_desc_t *d = collrt_plan_desc(p);
-      if (!serves_op(d, op, exact) || collrt_plan_check_size(p, size, NULL) != COLLRT_OK)
-        continue;
-      /* the first candidate: it wins for every block only if it takes every block */
-      return d->block_bytes_min == 0 && d->block_bytes_max == UINT64_MAX ? (int)i : -1;
-    }
-  return -1;
+  /* the most specific plan that takes every block wins for every block if
+   * no narrower candidate is more specific than it (the narrower one would
+   * win inside its range) */
+  int wide = -1;
+  for (size_t i = 0; i < set->count; ++i) {
+    const collrt_plan_t *p = set->plans[i].plan;
+    const collrt_plan_desc_t *d = collrt_plan_desc(p);
+    if (candidate(p, op, size) && d->block_bytes_min == 0 && d->block_bytes_max == UINT64_MAX &&
+        (wide < 0 || more_specific(specificity_of(p, op),
+                                   specificity_of(set->plans[wide].plan, op))))
+      wide = (int)i;
+  }
+  if (wide < 0)
+    return -1;
+  specificity_t w = specificity_of(set->plans[wide].plan, op);
+  for (size_t i = 0; i < set->count; ++i) {
+    const collrt_plan_t *p = set->plans[i].plan;
+    if ((int)i != wide && candidate(p, op, size) && more_specific(specificity_of(p, op), w))
+      return -1;
+  }
+  return wide;
 }

@@ -54,15 +54,19 @@ typedef struct pmpi_plan_set {
 void pmpi_plans_load(pmpi_plan_set_t *set, const char *source,
                      void (*warn)(const char *msg));
 void pmpi_plans_free(pmpi_plan_set_t *set);
-/* The first plan (in load order) that implements `op` exactly, else the
- * first that serves it (an alltoallv plan serves alltoall), for `size` ranks
- * and a largest block of `block` bytes; -1 if none, with `why` saying what
+/* The most specific plan for `op` at `size` ranks and a largest block of
+ * `block` bytes, whatever the load order: one compiled for exactly `size`
+ * ranks before one for any size, one implementing the op before one
+ * serving it (an alltoallv plan serves alltoall), then the narrower byte
+ * range; a tie goes to the first loaded. -1 if none, with `why` saying what
  * the set has instead. */
 int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block,
                      char *why, size_t why_len);
+/* "served by plan PATH (8 ranks [0, 100 B]: the most specific that
+ * fits)", what COLLC_VERBOSE says of a plan pmpi_plans_match chose. */
+void pmpi_plan_served_by(const pmpi_plan_t *p, char *msg, size_t len);
 /* The plan pmpi_plans_match picks for `op` at `size` ranks whatever the
- * block size (the first candidate serves every size), or -1 if the choice
- * depends on the block. */
+ * block size, or -1 if the choice depends on the block. */
 int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size);
 
 /* ---- cache.c: bound collectives per communicator ---- */

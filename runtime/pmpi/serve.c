@@ -85,7 +85,7 @@ static int bind_and_run(pmpi_call_t *call, pmpi_cache_t *cache, int klass, int i
     return MPI_SUCCESS;
   }
   if (cache->rank == 0) {
-    snprintf(msg, sizeof msg, "served by plan %s", p->path);
+    pmpi_plan_served_by(p, msg, sizeof msg);
     pmpi_say_once(call->comm, cache, call->what, msg);
   }
   *out_fallback = 0;
@@ -180,7 +180,7 @@ static int serve_v_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int idx, int 
       return MPI_SUCCESS;
     }
     if (cache->rank == 0) {
-      snprintf(msg, sizeof msg, "served by plan %s", p->path);
+      pmpi_plan_served_by(p, msg, sizeof msg);
       pmpi_say_once(call->comm, cache, call->what, msg);
     }
     g_pmpi.stats.binds++;
