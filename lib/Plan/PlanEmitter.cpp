@@ -551,7 +551,9 @@ FailureOr<PlanPtr> Emitter::run() {
   desc.block_bytes_max = UINT64_MAX;
   if (std::optional<ArrayRef<int64_t>> range = plan.getBlockBytes()) {
     desc.block_bytes_min = (*range)[0];
-    desc.block_bytes_max = (*range)[1];
+    // INT64_MAX, the most an i64 range holds, is "and up" (the importer
+    // reads UINT64_MAX back as INT64_MAX)
+    desc.block_bytes_max = (*range)[1] == INT64_MAX ? UINT64_MAX : (*range)[1];
   }
 
   desc.scratch_expr = COLLRT_EXPR_NONE;

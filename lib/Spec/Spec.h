@@ -165,10 +165,16 @@ struct Spec {
   CollectiveSpec collective;
 };
 
+/// What a spec describes: one collective on a machine (sections topology
+/// and collective), or the machine alone (topology: a plan set is made for
+/// it, `collc --plan-set`).
+enum class SpecKind { Collective, Machine };
+
 /// Parses the spec in buffer `bufferId` of `sourceMgr`. Every error is
 /// reported through the SourceMgr at the offending key or value; returns
 /// std::nullopt if there was any.
-std::optional<Spec> parseSpec(llvm::SourceMgr &sourceMgr, unsigned bufferId);
+std::optional<Spec> parseSpec(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                              SpecKind kind = SpecKind::Collective);
 
 } // namespace collc
 

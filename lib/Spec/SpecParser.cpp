@@ -54,7 +54,7 @@ struct Located {
 
 class SpecParser {
 public:
-  explicit SpecParser(SourceMgr &sourceMgr) : sourceMgr(sourceMgr) {}
+  SpecParser(SourceMgr &sourceMgr, SpecKind kind) : sourceMgr(sourceMgr), kind(kind) {}
 
   std::optional<Spec> parse(unsigned bufferId);
 
@@ -124,6 +124,7 @@ private:
   void parseBytes(SMLoc keyLoc, yaml::Node *value, CollectiveSpec &coll);
 
   SourceMgr &sourceMgr;
+  SpecKind kind;
   bool hadError = false;
   unsigned errors = 0; // reported, shown or not
 };
@@ -884,8 +885,12 @@ std::optional<Spec> SpecParser::parse(unsigned bufferId) {
         else
           parseCollective(kLoc, v, spec.collective);
       });
+  if (kind == SpecKind::Machine && seen.count("collective"))
+    error(seen.lookup("collective"),
+          "a plan set is made for a machine: its spec has a topology and no "
+          "'collective' section (the plan set holds every collective)");
   for (StringRef section : sections)
-    if (!seen.count(section))
+    if (!seen.count(section) && (kind == SpecKind::Collective || section == "topology"))
       error(map->getSourceRange().Start,
             "missing required section '" + section + "'");
   checkMesh(spec);
@@ -900,8 +905,8 @@ std::optional<Spec> SpecParser::parse(unsigned bufferId) {
   return spec;
 }
 
-std::optional<Spec> collc::parseSpec(SourceMgr &sourceMgr, unsigned bufferId) {
-  SpecParser parser(sourceMgr);
+std::optional<Spec> collc::parseSpec(SourceMgr &sourceMgr, unsigned bufferId, SpecKind kind) {
+  SpecParser parser(sourceMgr, kind);
   std::optional<Spec> spec = parser.parse(bufferId);
   parser.finish(bufferId);
   return spec;

@@ -24,6 +24,7 @@
 #include "lib/Plan/PlanImporter.h"
 #include "lib/Platform/Platform.h"
 #include "lib/Spec/Spec.h"
+#include "tools/collc/plan_set.h"
 #include "tools/collc/report.h"
 
 #include "mlir/IR/AsmState.h"
@@ -69,6 +70,12 @@ cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<spec.yaml | file.mlir | "
                                             "plan.collplan>"),
                                    cl::cat(outputCategory));
+cl::opt<bool> planSet(
+    "plan-set",
+    cl::desc("From a machine spec (a topology, no collective): write into the -o "
+             "directory the plans that serve every collective at every size, each "
+             "recording the byte range it wins, and generic ones for any communicator"),
+    cl::cat(outputCategory));
 cl::opt<bool> listAlgorithms(
     "list-algorithms",
     cl::desc("Print the algorithm table as JSON (the ops each lowers, its "
@@ -391,6 +398,24 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                     "spec (.yaml) describing the machine\n";
     return failure();
   }
+  if (verifyRanks < 1 && !noVerify) {
+    llvm::errs() << "collc: error: --verify-ranks=" << verifyRanks
+                 << " verifies nothing; give at least 1, or --no-verify to "
+                    "skip verification (the plan records it)\n";
+    return failure();
+  }
+  if (planSet) {
+    if (!isSpecFile(inputFilename) || outputFilename.empty()) {
+      llvm::errs() << "collc: error: --plan-set needs a machine spec (.yaml: a topology and "
+                      "no collective) and -o DIRECTORY\n";
+      return failure();
+    }
+    std::optional<Spec> machine = parseSpec(sourceMgr, 1, SpecKind::Machine);
+    if (!machine)
+      return failure();
+    return writePlanSet(context, *machine, outputFilename, noVerify ? 0 : verifyRanks.getValue(),
+                        llvm::outs());
+  }
   if (isSpecFile(inputFilename)) {
     std::optional<Spec> spec = parseSpec(sourceMgr, 1);
     if (!spec)
@@ -417,12 +442,6 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
   }
 
-  if (verifyRanks < 1 && !noVerify) {
-    llvm::errs() << "collc: error: --verify-ranks=" << verifyRanks
-                 << " verifies nothing; give at least 1, or --no-verify to "
-                    "skip verification (the plan records it)\n";
-    return failure();
-  }
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();

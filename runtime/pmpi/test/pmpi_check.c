@@ -4,7 +4,12 @@
  * included, with the MPI library's own collective on the same input
  * (PMPI_*). It runs as well without the library.
  *
- *   pmpi_check [--only alltoall] [--reps N]
+ *   pmpi_check [--only alltoall] [--reps N] [--intracomm-only]
+ *
+ * --intracomm-only leaves out the intercommunicator call (which no plan
+ * serves), so that under COLLC_STRICT=1 every call must be served.
+ * --large adds alltoalls of 8 B, 1 KiB, 64 KiB and 1 MiB blocks, in place
+ * and not, on every communicator (a plan set's bands).
  *
  * Rank 0 prints the summary line libcollc_pmpi should print at MPI_Finalize
  * (COLLC_VERBOSE) if every call it can serve is served:
@@ -247,8 +252,14 @@ static void intercomm_alltoall(MPI_Comm world) {
 
 /* Every served kind of call on one communicator, each pattern repeated with
  * alternating counts so that the cache both misses and hits. */
+static int g_large;
+
 static void served_battery(MPI_Comm comm, seen_t *seen, MPI_Datatype triple, int reps,
                            int only_alltoall) {
+  static const int large[] = {8, 1 << 10, 1 << 16, 1 << 20};
+  for (int rep = 0; g_large && rep < 2; ++rep)
+    for (int k = 0; k < 4; ++k)
+      alltoall(comm, seen, MPI_BYTE, "MPI_BYTE", large[k], rep, rep);
   for (int rep = 0; rep < reps; ++rep) {
     alltoall(comm, seen, MPI_INT, "MPI_INT", 5 + rep % 2, rep, 0);
     alltoall(comm, seen, MPI_DOUBLE, "MPI_DOUBLE", 3, rep, 0);
@@ -272,14 +283,18 @@ static void served_battery(MPI_Comm comm, seen_t *seen, MPI_Datatype triple, int
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int reps = 4, only_alltoall = 0;
+  int reps = 4, only_alltoall = 0, intracomm_only = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--only") && i + 1 < argc && !strcmp(argv[i + 1], "alltoall"))
       only_alltoall = 1, ++i;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--intracomm-only"))
+      intracomm_only = 1;
+    else if (!strcmp(argv[i], "--large"))
+      g_large = 1;
     else {
-      fprintf(stderr, "usage: pmpi_check [--only alltoall] [--reps N]\n");
+      fprintf(stderr, "usage: pmpi_check [--only alltoall] [--reps N] [--intracomm-only] [--large]\n");
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
@@ -315,7 +330,8 @@ int main(int argc, char **argv) {
     alltoall(MPI_COMM_WORLD, world, strided, "vector(2, 1, 2, MPI_INT)", 3, 0, 0);
     alltoall(MPI_COMM_WORLD, world, strided, "vector(2, 1, 2, MPI_INT)", 3, 1, 1);
     alltoall_mismatch(MPI_COMM_WORLD, world, pair);
-    intercomm_alltoall(MPI_COMM_WORLD);
+    if (!intracomm_only)
+      intercomm_alltoall(MPI_COMM_WORLD);
   }
   free(world);
   free(other);
