@@ -47,14 +47,43 @@ pmpi_cache_t *pmpi_cache_get(MPI_Comm comm) {
   if (flag)
     return value;
   pmpi_cache_t *c = calloc(1, sizeof *c);
+  /* Where comm stands to MPI_COMM_WORLD: only local group arithmetic, the
+   * same answer on every rank */
+  MPI_Group group, world;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int cmp = MPI_UNEQUAL, n = 0, of_world = 1;
+  PMPI_Group_compare(group, world, &cmp);
+  PMPI_Group_size(group, &n);
+  enum { CHUNK = 256 };
+  int ranks[CHUNK], in_world[CHUNK];
+  for (int at = 0; at < n && of_world; at += CHUNK) {
+    int k = n - at < CHUNK ? n - at : CHUNK;
+    for (int i = 0; i < k; ++i)
+      ranks[i] = at + i;
+    PMPI_Group_translate_ranks(group, k, ranks, world, in_world);
+    for (int i = 0; i < k; ++i)
+      of_world &= in_world[i] != MPI_UNDEFINED;
+  }
+  /* only a communicator with processes of another MPI_COMM_WORLD (dynamic
+   * processes) agrees for itself, and every rank of one sees that alike */
+  int need_agreement = !of_world || g_pmpi.world_plans_agree < 0;
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
   /* The first intercepted collective on comm: every rank is in it. Agree
-   * here, once, that every rank loaded the same plans; later calls decide
-   * alike on every rank without asking. */
-  int64_t fp = g_pmpi.plans.fingerprint, mine[2] = {fp, -fp}, all[2] = {0, 0};
-  int rc = PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm);
+   * here, once, that every rank loaded the same plans (unless MPI_Init
+   * agreed it for all of MPI_COMM_WORLD); later calls decide alike on
+   * every rank without asking. */
+  int agree = g_pmpi.world_plans_agree == 1;
+  if (need_agreement) {
+    int64_t fp = g_pmpi.plans.fingerprint, mine[2] = {fp, -fp}, all[2] = {0, 0};
+    int rc = PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm);
+    agree = rc == MPI_SUCCESS && all[0] == -all[1];
+  }
   if (!c)
     return NULL;
-  c->plans_agree = rc == MPI_SUCCESS && all[0] == -all[1];
+  c->plans_agree = agree;
+  c->machine = cmp == MPI_IDENT;
   c->comm = comm;
   PMPI_Comm_size(comm, &c->size);
   PMPI_Comm_rank(comm, &c->rank);

@@ -39,6 +39,7 @@ static void init(void) {
   g_pmpi.multiple = level == MPI_THREAD_MULTIPLE;
   named_types_init();
   pmpi_plans_load(&g_pmpi.plans, getenv("COLLC_PLANS"), warn);
+  g_pmpi.world_plans_agree = -1; /* until MPI_Init agrees it (below) */
   g_pmpi.ready = 1;
 }
 
@@ -493,6 +494,30 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
              ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                 recvtype, comm, request)
              : rc;
+}
+
+/* After MPI's own initialization, every rank of MPI_COMM_WORLD agrees, in
+ * one allreduce, whether all loaded the same plans: a communicator of
+ * these processes then needs no agreement of its own (cache.c). */
+static void agree_on_plans_in_world(void) {
+  pmpi_init_once();
+  int64_t fp = g_pmpi.plans.fingerprint, mine[2] = {fp, -fp}, all[2] = {0, 0};
+  if (PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
+    g_pmpi.world_plans_agree = all[0] == -all[1];
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    agree_on_plans_in_world();
+  return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    agree_on_plans_in_world();
+  return rc;
 }
 
 int MPI_Finalize(void) {

@@ -153,10 +153,11 @@ static void describe(const collrt_plan_t *plan, char *out, size_t len) {
              (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
 }
 
-void pmpi_plan_served_by(const pmpi_plan_t *p, char *msg, size_t len) {
+void pmpi_plan_served_by(const pmpi_plan_t *p, const char *why, char *msg, size_t len) {
   char what[160] = "";
   describe(p->plan, what, sizeof what);
-  snprintf(msg, len, "served by plan %s (%s: the most specific that fits)", p->path, what);
+  snprintf(msg, len, "served by plan %s (%s: %s)", p->path, what,
+           why ? why : "the most specific that fits");
 }
 
 /* How specific plan p is for `op` at `size` ranks: a plan for exactly this
@@ -185,43 +186,67 @@ static int more_specific(specificity_t a, specificity_t b) {
   return a.band < b.band;
 }
 
-/* Whether plan p can serve `op` at `size` ranks (whatever the block). */
-static int candidate(const collrt_plan_t *p, int op, int size) {
-  return serves_op(collrt_plan_desc(p), op, 0) && collrt_plan_check_size(p, size, NULL) == COLLRT_OK;
+/* Whether plan p can serve `op` at `size` ranks (whatever the block): a
+ * plan compiled for exactly this many ranks (a topology's) only on the
+ * machine it was compiled for, where rank r is the machine's rank r. */
+static int candidate(const collrt_plan_t *p, int op, int size, int machine) {
+  return serves_op(collrt_plan_desc(p), op, 0) && collrt_plan_check_size(p, size, NULL) == COLLRT_OK &&
+         (machine || !collrt_plan_needs_exact_size(p));
 }
 
-int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block, char *why,
-                     size_t why_len) {
+int pmpi_plan_recounts(const collrt_plan_t *plan) {
+  return !collrt_plan_has_exchange(plan) && !collrt_plan_has_arena(plan);
+}
+
+/* The most specific candidate for the block, of every plan or only of
+ * those that recount. */
+static int most_specific(const pmpi_plan_set_t *set, int op, int size, int machine,
+                         int64_t block, int recounting_only) {
   int best = -1;
   for (size_t i = 0; i < set->count; ++i) {
     const collrt_plan_t *p = set->plans[i].plan;
-    if (candidate(p, op, size) && fits_block(collrt_plan_desc(p), block) &&
+    if (candidate(p, op, size, machine) && fits_block(collrt_plan_desc(p), block) &&
+        (!recounting_only || pmpi_plan_recounts(p)) &&
         (best < 0 || more_specific(specificity_of(p, op),
                                    specificity_of(set->plans[best].plan, op))))
       best = (int)i;
   }
+  return best;
+}
+
+int pmpi_plans_match_recounting(const pmpi_plan_set_t *set, int op, int size, int machine,
+                                int64_t block) {
+  return most_specific(set, op, size, machine, block, 1);
+}
+
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int machine, int64_t block,
+                     char *why, size_t why_len) {
+  int best = most_specific(set, op, size, machine, block, 0);
   if (best >= 0)
     return best;
   /* the block size is part of the reason only when a plan fits the rest */
-  int sized = 0;
+  int sized = 0, topology_only = 0;
   char have[160] = "";
   for (size_t i = 0; i < set->count; ++i) {
     const collrt_plan_t *p = set->plans[i].plan;
     if (!serves_op(collrt_plan_desc(p), op, 0))
       continue;
     describe(p, have, sizeof have);
-    sized |= collrt_plan_check_size(p, size, NULL) == COLLRT_OK;
+    if (candidate(p, op, size, 1))
+      sized = 1, topology_only |= !machine;
   }
   char bytes[64] = "";
   if (sized)
     snprintf(bytes, sizeof bytes, " and %lld-byte %s", (long long)block,
              op == COLLRT_OP_ALLGATHERV ? "contributions" : "blocks");
-  snprintf(why, why_len, "no plan in %s for %s with %d ranks%s (have: %s)", set->source,
-           collrt_op_name((unsigned)op), size, bytes, *have ? have : "none of that op");
+  snprintf(why, why_len, "no plan in %s for %s with %d ranks%s (have: %s)%s", set->source,
+           collrt_op_name((unsigned)op), size, bytes, *have ? have : "none of that op",
+           topology_only ? "; a plan for exactly this many ranks serves only MPI_COMM_WORLD's ranks in its order, the machine it was compiled for"
+                         : "");
   return -1;
 }
 
-int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size) {
+int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size, int machine) {
   /* the most specific plan that takes every block wins for every block if
    * no narrower candidate is more specific than it (the narrower one would
    * win inside its range) */
@@ -229,7 +254,7 @@ int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size) {
   for (size_t i = 0; i < set->count; ++i) {
     const collrt_plan_t *p = set->plans[i].plan;
     const collrt_plan_desc_t *d = collrt_plan_desc(p);
-    if (candidate(p, op, size) && d->block_bytes_min == 0 && d->block_bytes_max == UINT64_MAX &&
+    if (candidate(p, op, size, machine) && d->block_bytes_min == 0 && d->block_bytes_max == UINT64_MAX &&
         (wide < 0 || more_specific(specificity_of(p, op),
                                    specificity_of(set->plans[wide].plan, op))))
       wide = (int)i;
@@ -239,7 +264,7 @@ int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size) {
   specificity_t w = specificity_of(set->plans[wide].plan, op);
   for (size_t i = 0; i < set->count; ++i) {
     const collrt_plan_t *p = set->plans[i].plan;
-    if ((int)i != wide && candidate(p, op, size) && more_specific(specificity_of(p, op), w))
+    if ((int)i != wide && candidate(p, op, size, machine) && more_specific(specificity_of(p, op), w))
       return -1;
   }
   return wide;

@@ -55,23 +55,30 @@ void pmpi_plans_load(pmpi_plan_set_t *set, const char *source,
                      void (*warn)(const char *msg));
 void pmpi_plans_free(pmpi_plan_set_t *set);
 /* The most specific plan for `op` at `size` ranks and a largest block of
- * `block` bytes, whatever the load order: one compiled for exactly `size`
+ * `block` bytes, whatever the load order (a plan for exactly `size` ranks
+ * only if `machine`: the communicator is MPI_COMM_WORLD in its order): one compiled for exactly `size`
  * ranks before one for any size, one implementing the op before one
  * serving it (an alltoallv plan serves alltoall), then the narrower byte
  * range; a tie goes to the first loaded. -1 if none, with `why` saying what
  * the set has instead. */
-int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int64_t block,
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int machine, int64_t block,
                      char *why, size_t why_len);
-/* "served by plan PATH (8 ranks [0, 100 B]: the most specific that
- * fits)", what COLLC_VERBOSE says of a plan pmpi_plans_match chose. */
-void pmpi_plan_served_by(const pmpi_plan_t *p, char *msg, size_t len);
+/* Whether a plan serves every count pattern from one bind, by a local
+ * recount (no bind-time exchange, no node arena to set up again). */
+int pmpi_plan_recounts(const collrt_plan_t *plan);
+/* As pmpi_plans_match, among the plans that recount only; -1 if none. */
+int pmpi_plans_match_recounting(const pmpi_plan_set_t *set, int op, int size, int machine,
+                                int64_t block);
+/* "served by plan PATH (8 ranks [0, 100 B]: WHY)", what COLLC_VERBOSE says
+ * of a plan chosen; WHY NULL: "the most specific that fits". */
+void pmpi_plan_served_by(const pmpi_plan_t *p, const char *why, char *msg, size_t len);
 /* The plan pmpi_plans_match picks for `op` at `size` ranks whatever the
  * block size, or -1 if the choice depends on the block. */
-int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size);
+int pmpi_plans_match_any_block(const pmpi_plan_set_t *set, int op, int size, int machine);
 
 /* ---- cache.c: bound collectives per communicator ---- */
 
-enum { PMPI_CACHE_ENTRIES = 16, PMPI_SAID_MAX = 32 };
+enum { PMPI_CACHE_ENTRIES = 16, PMPI_SAID_MAX = 32, PMPI_SEEN = 64, PMPI_PATH_SAY = 512 };
 
 /* Cache classes. An alltoall's entry is found by what MPI makes equal on
  * every rank (the block's bytes), so every rank hits or misses alike and a
@@ -123,9 +130,24 @@ typedef struct pmpi_cache {
    * by a local recount, and that plan's index in the set. */
   pmpi_entry_t *flex[8]; /* indexed by COLLRT_OP_* */
   int flex_plan[8];
-  /* agreed once, when the cache is created (the communicator's first
-   * intercepted collective): whether every rank loaded the same plans */
+  /* Per op: the plan that serves every block size on this communicator
+   * (pmpi_plans_match_any_block), + 1; 0 until first asked. The plan set
+   * and the size never change, so it is looked up once. */
+  int any_block_plan[8];
+  /* Hashes of the last PMPI_SEEN count patterns this rank met here
+   * (serve.c: a plan that binds per pattern waits for one to come back). */
+  uint64_t seen[PMPI_SEEN];
+  unsigned next_seen;
+  /* whether every rank loaded the same plans: MPI_COMM_WORLD's agreement
+   * for a communicator of its processes, else agreed once, when the cache
+   * is created (the communicator's first intercepted collective) */
   int plans_agree;
+  /* Whether the communicator is the machine the topology plans were
+   * compiled for: MPI_COMM_WORLD's ranks in MPI_COMM_WORLD's order (the
+   * world, a duplicate, or a split that keeps every rank in order). Only
+   * then is a plan for exactly its size known to fit; a reordered or
+   * partial communicator of that size gets the generic plans. */
+  int machine;
   uint32_t said[PMPI_SAID_MAX]; /* hashes of the reasons printed here */
   int nsaid;
   struct pmpi_cache *prev, *next; /* all live caches, freed at MPI_Finalize */
@@ -184,6 +206,10 @@ typedef struct pmpi_state {
   int verbose, strict;
   int keyval; /* the cache attribute */
   pmpi_plan_set_t plans;
+  /* Whether every rank of MPI_COMM_WORLD loaded the same plans, agreed in
+   * MPI_Init (intercept.c): 1 or 0; -1 if MPI was initialized elsewhere
+   * (every communicator's first call then agrees for itself). */
+  int world_plans_agree;
   pmpi_stats_t stats;
   pmpi_cache_t *caches; /* list of live caches */
 } pmpi_state_t;
@@ -221,6 +247,9 @@ typedef struct pmpi_call {
   int nonblocking;
   MPI_Request *request;
   int recount; /* runs on a recounting collective: recount to this call's counts */
+  /* the plan (index + 1) that would bind for this count pattern, deferred
+   * because the pattern is new (serve.c); 0 if none */
+  int deferred;
   /* MPI_IN_PLACE: sendbuf points into recvbuf, and a run that does not
    * pack first copies these bytes of it to scratch and sends from there */
   int64_t in_place_bytes;

@@ -85,7 +85,11 @@ static int bind_and_run(pmpi_call_t *call, pmpi_cache_t *cache, int klass, int i
     return MPI_SUCCESS;
   }
   if (cache->rank == 0) {
-    pmpi_plan_served_by(p, msg, sizeof msg);
+    char why[PMPI_PATH_SAY + 160];
+    if (call->deferred)
+      snprintf(why, sizeof why, "a count pattern met for the first time goes to the most specific plan that recounts; %s binds for one that comes back",
+               g_pmpi.plans.plans[call->deferred - 1].path);
+    pmpi_plan_served_by(p, call->deferred ? why : NULL, msg, sizeof msg);
     pmpi_say_once(call->comm, cache, call->what, msg);
   }
   *out_fallback = 0;
@@ -130,7 +134,7 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
     g_pmpi.stats.hits++;
     return run_on(call, hit, out_fallback);
   }
-  int idx = pmpi_plans_match(&g_pmpi.plans, call->key.op, cache->size, call->block, msg,
+  int idx = pmpi_plans_match(&g_pmpi.plans, call->key.op, cache->size, cache->machine, call->block, msg,
                              sizeof msg);
   if (idx < 0) {
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
@@ -139,10 +143,23 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
   return bind_and_run(call, cache, PMPI_CLASS_UNIFORM, idx, out_fallback);
 }
 
-/* Whether a plan can serve every count pattern from one bind, by a local
- * recount (no bind-time exchange, no node arena to set up again). */
-static int recounts(const collrt_plan_t *plan) {
-  return !collrt_plan_has_exchange(plan) && !collrt_plan_has_arena(plan);
+static int recounts(const collrt_plan_t *plan) { return pmpi_plan_recounts(plan); }
+
+/* Whether this rank has met the call's count pattern on this communicator
+ * before (among the last PMPI_SEEN patterns); it is remembered from now. */
+static int seen_before(pmpi_cache_t *cache, const pmpi_call_t *call) {
+  uint64_t h = 14695981039346656037ull;
+  const pmpi_key_t *k = &call->key;
+  h = (h ^ (uint64_t)k->op) * 1099511628211ull;
+  h = (h ^ (uint64_t)k->tsize) * 1099511628211ull;
+  for (int p = 0; p < k->nparts; ++p)
+    for (size_t i = 0; i < k->part_len[p]; ++i)
+      h = (h ^ (uint32_t)k->part[p][i]) * 1099511628211ull;
+  for (int i = 0; i < PMPI_SEEN; ++i)
+    if (cache->seen[i] == h)
+      return 1;
+  cache->seen[cache->next_seen++ % PMPI_SEEN] = h;
+  return 0;
 }
 
 /* A v-collective whose plan is the same whatever the block size, and
@@ -180,7 +197,7 @@ static int serve_v_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int idx, int 
       return MPI_SUCCESS;
     }
     if (cache->rank == 0) {
-      pmpi_plan_served_by(p, msg, sizeof msg);
+      pmpi_plan_served_by(p, NULL, msg, sizeof msg);
       pmpi_say_once(call->comm, cache, call->what, msg);
     }
     g_pmpi.stats.binds++;
@@ -201,11 +218,20 @@ static int serve_v_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int idx, int 
  * sample sort's counts change every call); others are cached per pattern. */
 static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallback) {
   int rank = cache->rank, op = call->key.op;
-  int any = call->persistent || !cache->plans_agree
-                ? -1
-                : pmpi_plans_match_any_block(&g_pmpi.plans, op, cache->size);
+  if (!cache->any_block_plan[op])
+    cache->any_block_plan[op] = 1 + pmpi_plans_match_any_block(&g_pmpi.plans, op, cache->size, cache->machine);
+  int any = call->persistent || !cache->plans_agree ? -1 : cache->any_block_plan[op] - 1;
   if (any >= 0 && recounts(g_pmpi.plans.plans[any].plan))
     return serve_v_uniform(call, cache, any, out_fallback);
+  /* MPI_Allgatherv: every rank knows every contribution's size (rank j's
+   * send signature equals recvcounts[j] x recvtype everywhere), so the
+   * largest block, and the plan it picks, are the same on every rank: a
+   * recounting plan then serves with no message */
+  if (op == COLLRT_OP_ALLGATHERV && !call->persistent && cache->plans_agree) {
+    int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, cache->machine, call->block, NULL, 0);
+    if (idx >= 0 && recounts(g_pmpi.plans.plans[idx].plan))
+      return serve_v_uniform(call, cache, idx, out_fallback);
+  }
   /* a persistent request owns its bind: it never takes a cached one */
   pmpi_entry_t *hit = call->local_reason || call->persistent
                           ? NULL
@@ -213,11 +239,13 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
   pmpi_entry_t *flex = call->local_reason || call->persistent ? NULL : cache->flex[op];
   int64_t gen = hit ? hit->gen : -1, fgen = flex ? flex->gen : -1;
   /* reason and its rank; bind number (max, -min) of the pattern's entry
-   * and of the op's recounting entry; largest block */
-  int64_t mine[6] = {((int64_t)call->local_reason << 32) | rank, gen, -gen, fgen, -fgen,
-                     call->block};
-  int64_t all[6];
-  int rc = PMPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MAX, call->comm);
+   * and of the op's recounting entry; largest block; whether some rank
+   * meets its counts for the first time */
+  int first = !call->persistent && !seen_before(cache, call);
+  int64_t mine[7] = {((int64_t)call->local_reason << 32) | rank, gen, -gen, fgen, -fgen,
+                     call->block, first};
+  int64_t all[7];
+  int rc = PMPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, call->comm);
   if (rc != MPI_SUCCESS)
     return rc;
   pmpi_reason_t reason = (pmpi_reason_t)(all[0] >> 32);
@@ -243,10 +271,21 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
     g_pmpi.stats.hits++;
     return run_on(call, hit, out_fallback);
   }
-  int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, all[5], msg, sizeof msg);
+  int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, cache->machine, all[5], msg, sizeof msg);
   if (idx < 0) {
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
     return MPI_SUCCESS;
+  }
+  /* A plan that binds collectively for each count pattern is worth its
+   * bind only for a pattern that comes back: one met for the first time
+   * (counts that change every call) is served by the most specific plan
+   * that recounts, if there is one; the second time it binds. */
+  if (!call->persistent && !recounts(g_pmpi.plans.plans[idx].plan) && all[6]) {
+    int r = pmpi_plans_match_recounting(&g_pmpi.plans, op, cache->size, cache->machine, all[5]);
+    if (r >= 0) {
+      call->deferred = idx + 1;
+      idx = r;
+    }
   }
   if (call->persistent || !recounts(g_pmpi.plans.plans[idx].plan))
     return bind_and_run(call, cache, PMPI_CLASS_AGREED, idx, out_fallback);

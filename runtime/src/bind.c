@@ -888,6 +888,7 @@ void collrt_coll_free(collrt_coll_t *c) {
         MPI_Comm_free(&c->fifo_comm[f]);
   free_engine(c);
   free(c->recount_arrays);
+  free(c->expanded_counts);
   /* last: the node's and arena's communicators above are the state's */
   if (c->ctx && c->owns_fifo_comms)
     collrt_comm_ctx_release(c->ctx);
@@ -902,6 +903,14 @@ void collrt_coll_free(collrt_coll_t *c) {
  * that succeeded, replaces the collective's: on error it stays as it was. */
 static collrt_status_t recount(collrt_coll_t *c, bind_args_t *a, collrt_status_t st,
                                collrt_diag_t *diag) {
+  /* A program that repeats its counts (a benchmark, a fixed halo) pays for
+   * the expansion once: the same byte-level counts give the same steps, and
+   * only the buffer addresses can have changed. */
+  size_t n = 4 * (size_t)a->size;
+  int64_t *last = c->expanded_counts;
+  if (!st && last && !memcmp(last, a->arrays, n * sizeof *last) &&
+      last[n] == a->in.send_bytes && last[n + 1] == a->in.recv_bytes)
+    return collrt_coll_rebind(c, a->sendbuf, a->recvbuf, diag);
   collrt_coll_t t;
   memset(&t, 0, sizeof t);
   t.node = c->node;
@@ -930,6 +939,13 @@ static collrt_status_t recount(collrt_coll_t *c, bind_args_t *a, collrt_status_t
   c->copy_done = t.copy_done;
   c->t_issue = t.t_issue;
   c->t_done = t.t_done;
+  if (!last)
+    last = c->expanded_counts = malloc((n + 2) * sizeof *last);
+  if (last) { /* without it, every recount expands */
+    memcpy(last, a->arrays, n * sizeof *last);
+    last[n] = a->in.send_bytes;
+    last[n + 1] = a->in.recv_bytes;
+  }
   return COLLRT_OK;
 }
 

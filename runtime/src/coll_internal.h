@@ -72,6 +72,9 @@ struct collrt_coll {
   const collrt_plan_t *plan; /* (not owned; outlives the handle) */
   int op;                    /* as bound: COLLRT_OP_* */
   int64_t *recount_arrays;   /* 4 P byte counts and displacements (recount) */
+  /* The byte-level counts the steps were last expanded for (4 P, then the
+   * send and receive extents): a recount to the same ones only rebinds. */
+  int64_t *expanded_counts;
   int rank, size;
   unsigned flags;
   int scratch_shared; /* scratch from SMPI_SHARED_MALLOC (bind.c) */

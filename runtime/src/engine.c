@@ -474,7 +474,7 @@ static void advance(collrt_coll_t *c, int block, int *progressed) {
     *progressed = 1;
     return;
   }
-  if (moved)
+  if (moved && timeout_seconds()) /* the clock is read only for a timeout */
     c->last_progress = MPI_Wtime();
   if (collrt_fq_done(&c->fq)) {
     finish_run(c, COLLRT_OK, NULL);
@@ -536,8 +536,9 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   c->node.epoch++; /* every rank counts its starts alike: the flags' value */
   c->running = 1;
   c->outcome = COLLRT_OUTCOME_NONE;
-  c->last_progress = MPI_Wtime();
-  if (c->flags & COLLRT_BIND_TRACE) /* only traces need the clock */
+  /* only a timeout and a trace need the clock */
+  c->last_progress = timeout_seconds() || (c->flags & COLLRT_BIND_TRACE) ? MPI_Wtime() : 0;
+  if (c->flags & COLLRT_BIND_TRACE)
     c->t_start = c->last_progress;
   engine_lock();
   started_link(c);

@@ -9,7 +9,10 @@
  * --intracomm-only leaves out the intercommunicator call (which no plan
  * serves), so that under COLLC_STRICT=1 every call must be served.
  * --large adds alltoalls of 8 B, 1 KiB, 64 KiB and 1 MiB blocks, in place
- * and not, on every communicator (a plan set's bands).
+ * and not, on every communicator, and alltoallvs and allgathervs of those
+ * blocks on the world, the reordered one and ranks 0-2 (a plan set's
+ * bands). The communicators: the world, a duplicate, halves, the world
+ * reordered, and (4 ranks or more) a split into ranks 0-2 and the rest.
  *
  * Rank 0 prints the summary line libcollc_pmpi should print at MPI_Finalize
  * (COLLC_VERBOSE) if every call it can serve is served:
@@ -62,8 +65,13 @@ typedef struct bufs {
   size_t send_bytes, recv_bytes;
 } bufs_t;
 
+/* Set while a call repeats the one before it with the same counts: its
+ * buffers move and its data change (the library only rebinds). */
+static int g_again;
+
 static void bufs_init(bufs_t *b, size_t send_bytes, size_t recv_bytes, int rank, int rep) {
-  size_t shift = (size_t)(rep % 3) * 16;
+  size_t shift = (size_t)((rep + g_again) % 3) * 16 + (size_t)g_again * 8;
+  rep += 5 * g_again;
   b->send_mem = malloc(send_bytes + 64);
   b->recv_mem = malloc(recv_bytes + 64);
   b->ref_mem = malloc(recv_bytes + 64);
@@ -250,16 +258,62 @@ static void intercomm_alltoall(MPI_Comm world) {
   MPI_Comm_free(&half);
 }
 
+/* Every rank sends `bytes` to every rank (alltoallv) or contributes
+ * `bytes` (allgatherv), blocks placed in reverse rank order: a plan set's
+ * bands for the v-collectives. */
+static void v_blocks(MPI_Comm comm, seen_t *seen, int bytes, int allgather, int in_place) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int *c = malloc(2 * sizeof(int) * size), *d = c + size;
+  for (int j = 0; j < size; ++j) {
+    c[j] = bytes;
+    d[j] = (size - 1 - j) * bytes;
+  }
+  size_t total = (size_t)size * bytes;
+  bufs_t b;
+  bufs_init(&b, allgather ? (size_t)bytes + 1 : total, total, rank, bytes);
+  char what[128];
+  snprintf(what, sizeof what, "%s(%d B blocks%s)", allgather ? "MPI_Allgatherv" : "MPI_Alltoallv",
+           bytes, in_place ? ", in place" : "");
+  if (in_place) {
+    if (allgather) {
+      memcpy(b.recv + d[rank], b.send, bytes);
+      memcpy(b.ref + d[rank], b.send, bytes);
+    } else {
+      fill(b.recv, total, rank, bytes);
+      fill(b.ref, total, rank, bytes);
+    }
+  }
+  const void *sb = in_place ? MPI_IN_PLACE : b.send;
+  if (allgather) {
+    MPI_Allgatherv(sb, bytes, MPI_BYTE, b.recv, c, d, MPI_BYTE, comm);
+    PMPI_Allgatherv(sb, bytes, MPI_BYTE, b.ref, c, d, MPI_BYTE, comm);
+  } else {
+    MPI_Alltoallv(sb, c, d, MPI_BYTE, b.recv, c, d, MPI_BYTE, comm);
+    PMPI_Alltoallv(sb, c, d, MPI_BYTE, b.ref, c, d, MPI_BYTE, comm);
+  }
+  /* keyed as the other v-calls: the test's v-plans recount */
+  expect_served(seen, allgather ? "agv" : "a2av");
+  bufs_check(&b, what, comm);
+  free(c);
+}
+
 /* Every served kind of call on one communicator, each pattern repeated with
  * alternating counts so that the cache both misses and hits. */
 static int g_large;
 
 static void served_battery(MPI_Comm comm, seen_t *seen, MPI_Datatype triple, int reps,
-                           int only_alltoall) {
+                           int only_alltoall, int large_v) {
   static const int large[] = {8, 1 << 10, 1 << 16, 1 << 20};
   for (int rep = 0; g_large && rep < 2; ++rep)
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < 4; ++k) {
       alltoall(comm, seen, MPI_BYTE, "MPI_BYTE", large[k], rep, rep);
+      if (!only_alltoall && large_v) {
+        v_blocks(comm, seen, large[k], 0, rep);
+        v_blocks(comm, seen, large[k], 1, rep);
+      }
+    }
   for (int rep = 0; rep < reps; ++rep) {
     alltoall(comm, seen, MPI_INT, "MPI_INT", 5 + rep % 2, rep, 0);
     alltoall(comm, seen, MPI_DOUBLE, "MPI_DOUBLE", 3, rep, 0);
@@ -269,8 +323,15 @@ static void served_battery(MPI_Comm comm, seen_t *seen, MPI_Datatype triple, int
       continue;
     alltoall(comm, seen, MPI_INT, "MPI_INT", 0, rep, 0);
     alltoallv(comm, seen, MPI_INT, "MPI_INT", rep, 0);
+    /* the same counts again, at once, on moved buffers with new data */
+    g_again = 1;
+    alltoallv(comm, seen, MPI_INT, "MPI_INT", rep, 0);
+    g_again = 0;
     alltoallv(comm, seen, MPI_DOUBLE, "MPI_DOUBLE", rep, 0);
     allgatherv(comm, seen, MPI_INT, "MPI_INT", rep % 2, 0);
+    g_again = 1;
+    allgatherv(comm, seen, MPI_INT, "MPI_INT", rep % 2, 0);
+    g_again = 0;
     allgatherv(comm, seen, triple, "contiguous(3, MPI_INT)", rep % 2, 0);
     /* MPI_IN_PLACE: served as the out-of-place call on the receive
      * buffer's contents (the same cache entries) */
@@ -309,21 +370,27 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&pair);
   MPI_Type_commit(&strided);
 
-  seen_t *world = calloc(1, sizeof *world), *other = calloc(3, sizeof *other);
-  served_battery(MPI_COMM_WORLD, world, triple, reps, only_alltoall);
+  seen_t *world = calloc(1, sizeof *world), *other = calloc(4, sizeof *other);
+  served_battery(MPI_COMM_WORLD, world, triple, reps, only_alltoall, 1);
   if (!only_alltoall) {
     /* communicators: a duplicate, a split into halves, a reordered one;
      * each freed, with its cache, after use */
     MPI_Comm dup, split, reordered;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    served_battery(dup, &other[0], triple, 2, 0);
+    served_battery(dup, &other[0], triple, 2, 0, 0);
     MPI_Comm_free(&dup);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &split);
-    served_battery(split, &other[1], triple, 2, 0);
+    served_battery(split, &other[1], triple, 2, 0, 0);
     MPI_Comm_free(&split);
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reordered);
-    served_battery(reordered, &other[2], triple, 2, 0);
+    served_battery(reordered, &other[2], triple, 2, 0, 1);
     MPI_Comm_free(&reordered);
+    if (size >= 4) { /* an odd size: ranks 0-2, and the rest */
+      MPI_Comm three;
+      MPI_Comm_split(MPI_COMM_WORLD, rank < 3, rank, &three);
+      served_battery(three, &other[3], triple, 2, 0, 1);
+      MPI_Comm_free(&three);
+    }
 
     /* what must fall back (intercommunicators), and datatypes that are
      * packed (in place too) or differ between the sides; all must be right */
