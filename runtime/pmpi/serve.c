@@ -143,8 +143,6 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
   return bind_and_run(call, cache, PMPI_CLASS_UNIFORM, idx, out_fallback);
 }
 
-static int recounts(const collrt_plan_t *plan) { return pmpi_plan_recounts(plan); }
-
 /* Whether this rank has met the call's count pattern on this communicator
  * before (among the last PMPI_SEEN patterns); it is remembered from now. */
 static int seen_before(pmpi_cache_t *cache, const pmpi_call_t *call) {
@@ -221,7 +219,7 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
   if (!cache->any_block_plan[op])
     cache->any_block_plan[op] = 1 + pmpi_plans_match_any_block(&g_pmpi.plans, op, cache->size, cache->machine);
   int any = call->persistent || !cache->plans_agree ? -1 : cache->any_block_plan[op] - 1;
-  if (any >= 0 && recounts(g_pmpi.plans.plans[any].plan))
+  if (any >= 0 && pmpi_plan_recounts(g_pmpi.plans.plans[any].plan))
     return serve_v_uniform(call, cache, any, out_fallback);
   /* MPI_Allgatherv: every rank knows every contribution's size (rank j's
    * send signature equals recvcounts[j] x recvtype everywhere), so the
@@ -229,7 +227,7 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
    * recounting plan then serves with no message */
   if (op == COLLRT_OP_ALLGATHERV && !call->persistent && cache->plans_agree) {
     int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, cache->machine, call->block, NULL, 0);
-    if (idx >= 0 && recounts(g_pmpi.plans.plans[idx].plan))
+    if (idx >= 0 && pmpi_plan_recounts(g_pmpi.plans.plans[idx].plan))
       return serve_v_uniform(call, cache, idx, out_fallback);
   }
   /* a persistent request owns its bind: it never takes a cached one */
@@ -280,14 +278,14 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
    * bind only for a pattern that comes back: one met for the first time
    * (counts that change every call) is served by the most specific plan
    * that recounts, if there is one; the second time it binds. */
-  if (!call->persistent && !recounts(g_pmpi.plans.plans[idx].plan) && all[6]) {
+  if (!call->persistent && !pmpi_plan_recounts(g_pmpi.plans.plans[idx].plan) && all[6]) {
     int r = pmpi_plans_match_recounting(&g_pmpi.plans, op, cache->size, cache->machine, all[5]);
     if (r >= 0) {
       call->deferred = idx + 1;
       idx = r;
     }
   }
-  if (call->persistent || !recounts(g_pmpi.plans.plans[idx].plan))
+  if (call->persistent || !pmpi_plan_recounts(g_pmpi.plans.plans[idx].plan))
     return bind_and_run(call, cache, PMPI_CLASS_AGREED, idx, out_fallback);
   if (all[3] >= 0 && all[3] == -all[4] && cache->flex_plan[op] == idx) {
     /* every rank holds the same recounting collective of this plan */
