@@ -17,8 +17,16 @@ bool evenBlocks(const Spec &spec) {
 }
 
 std::optional<std::string> whyNotWeighed(const Spec &spec) {
-  if (spec.topology.numRanks() < 4)
+  const TopologySpec &topo = spec.topology;
+  if (topo.numRanks() < 4)
     return std::string("fewer than 4 ranks: a mesh needs two rows and two columns");
+  // A row holds a node's cores and whole torus segments, so one node (or a
+  // torus whose extents cannot be cut) allows only one row: that "mesh" is
+  // the direct exchange with an extra copy of every block.
+  MeshRows rows = vmeshRows(topo, /*bytes=*/0, /*evenCounts=*/true);
+  if (rows.width < 2 || rows.height < 2)
+    return "no mesh of two rows and two columns fits " + std::to_string(topo.numRanks()) +
+           " ranks here (a row is whole nodes: " + rows.describe() + ")";
   return std::nullopt;
 }
 

@@ -65,6 +65,7 @@ typedef struct bind_args {
   int *ints;       /* 5 * size ints for the counts check */
   collrt_expand_input_t in;
   collrt_comm_ctx_t *ctx; /* the communicator's state (finish) */
+  int map_node;           /* the bind needs the node map (agree_on_plan) */
   int op;                 /* COLLRT_OP_* of the call */
 } bind_args_t;
 
@@ -554,10 +555,15 @@ static collrt_status_t agree_on_plan(bind_args_t *a, collrt_diag_t *diag) {
   size_t len = 0;
   const uint8_t *bytes = collrt_plan_bytes(a->plan, &len);
   int64_t digest = bytes ? (int64_t)collrt_crc32(bytes, len) : -1;
-  int64_t mine[4] = {digest, -digest, cst ? ((int64_t)1 << 32) | (uint32_t)a->rank : 0,
-                     cst ? -(int64_t)cst : 0},
-          all[4];
-  int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, a->comm);
+  /* LOCAL_COUNTS decides which collectives the bind makes (no node map, no
+   * shared memory): agreed like the plan. So is whether the node map is
+   * needed only for the idle policy (a rank that has seen no node yet). */
+  int64_t local = (a->flags & COLLRT_BIND_LOCAL_COUNTS) ? 1 : 0;
+  int64_t unknown_node = cst || collrt_comm_ctx_known_hw_size() ? 0 : 1;
+  int64_t mine[7] = {digest, -digest, cst ? ((int64_t)1 << 32) | (uint32_t)a->rank : 0,
+                     cst ? -(int64_t)cst : 0, local, -local, unknown_node},
+          all[7];
+  int rc = MPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, a->comm);
   if (rc != MPI_SUCCESS)
     return collrt_mpi_error(diag, rc, "MPI_Allreduce (agreement on the plan)");
   if (all[2]) {
@@ -576,6 +582,15 @@ static collrt_status_t agree_on_plan(bind_args_t *a, collrt_diag_t *diag) {
                     (unsigned long long)all[0]);
     return COLLRT_ERR_COMM_MISMATCH;
   }
+  if (all[4] != -all[5]) {
+    collrt_diag_set(diag, "the ranks bind with different flags (rank %d %s COLLRT_BIND_LOCAL_COUNTS, some other rank %s); every rank must pass the same flags",
+                    a->rank, local ? "passes" : "does not pass", local ? "does not" : "does");
+    return COLLRT_ERR_ARG;
+  }
+  /* The node map: for a plan that places ranks on nodes (ranks_per_node >
+   * 1), for the shared-memory transport and arenas (not with counts that
+   * change per run), and once for the idle policy's count of the node. */
+  a->map_node = collrt_plan_desc(a->plan)->ranks_per_node > 1 || !local || all[6];
   return COLLRT_OK;
 }
 
@@ -646,7 +661,10 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
     /* every rank takes part in the node map, whatever its status */
     collrt_node_t node;
     collrt_diag_t ndiag = {{0}};
-    collrt_status_t nst = collrt_node_map(a->ctx, a->rank, a->size, a->plan, &node, &ndiag);
+    collrt_status_t nst = a->map_node ? collrt_comm_ctx_node(a->ctx, a->comm, &ndiag) : COLLRT_OK;
+    collrt_status_t mst = collrt_node_map(a->ctx, a->rank, a->size, a->plan, &node, &ndiag);
+    if (!nst)
+      nst = mst;
     if (!nst)
       nst = choose_wait_policy(node.hw_size, c ? &c->wait_policy : NULL, &ndiag);
     if (!st && nst) {
@@ -708,15 +726,21 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
   /* the node's shared-memory transport, and one more agreement: a rank
    * whose receives found no matching send must not leave its peers waiting */
   collrt_engine_set_gamma(c, d->gamma_ps_per_byte);
-  MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
-  /* the node arena first: the transport publishes its address too */
-  st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);
-  if (!st && c->steps.has_arena)
-    st = build_datatypes(c, diag);
-  if ((st = agree(a->comm, a->rank, st, "its node arena", diag)))
-    goto fail;
+  if (c->node.comm != MPI_COMM_NULL)
+    MPI_Comm_set_errhandler(c->node.comm, MPI_ERRORS_RETURN);
+  /* the node arena first: the transport publishes its address too (plans
+   * without one skip its agreement: the plan is the same everywhere) */
+  if (c->steps.has_arena) {
+    st = collrt_arena_bind(c, (int)d->ranks_per_node, diag);
+    if (!st)
+      st = build_datatypes(c, diag);
+    if ((st = agree(a->comm, a->rank, st, "its node arena", diag)))
+      goto fail;
+  } else if ((st = collrt_arena_bind(c, (int)d->ranks_per_node, diag)))
+    goto fail; /* cannot fail without an arena; sets the handle's empty arena */
   st = collrt_shm_bind(c, diag);
-  if ((st = agree(a->comm, a->rank, st, "the shared-memory transport", diag)))
+  /* without a node map every rank goes over MPI (agreed), and nothing can fail */
+  if (a->map_node && (st = agree(a->comm, a->rank, st, "the shared-memory transport", diag)))
     goto fail;
   say_transport(c);
   free(a->arrays);

@@ -19,6 +19,7 @@ typedef struct collrt_node {
   int size;         /* ranks on the node */
   int *members;     /* comm rank of each local index, ascending */
   int borrowed;     /* comm and members are the communicator's (comm_ctx.c) */
+  int unmapped;     /* the bind made no node map: size 1, no comm (bind.c) */
   collrt_comm_ctx_t *ctx;   /* whose pools the window is sliced from */
   collrt_shm_slice_t slice; /* the window: a slice of the state's pools */
   int hw_size;      /* ranks on the physical node (the idle policy's input) */

@@ -287,7 +287,30 @@ static collrt_status_t make(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *
     return COLLRT_ERR_NOMEM;
   }
   x->next_channel = 1;
-  return make_node_map(x, comm, diag);
+  return COLLRT_OK;
+}
+
+/* The most ranks any node map of this process found on its physical node:
+ * the idle policy's input for binds that make no map of their own. */
+static int known_hw_size;
+
+int collrt_comm_ctx_known_hw_size(void) { return known_hw_size; }
+
+collrt_status_t collrt_comm_ctx_node(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *diag) {
+  if (x->node_ready)
+    return COLLRT_OK;
+  MPI_Errhandler user = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(comm, &user);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  collrt_status_t st = make_node_map(x, comm, diag);
+  MPI_Comm_set_errhandler(comm, user);
+  MPI_Errhandler_free(&user);
+  /* made once, whatever the outcome: every rank took part in its
+   * collectives, and a later bind must not make them again on some ranks */
+  x->node_ready = 1;
+  if (!st && x->hw_size > known_hw_size)
+    known_hw_size = x->hw_size;
+  return st;
 }
 
 collrt_status_t collrt_comm_ctx_get(MPI_Comm comm, collrt_comm_ctx_t **out, collrt_diag_t *diag) {

@@ -22,6 +22,7 @@ typedef struct collrt_comm_ctx {
   int nchannels;       /* (MPI_TAG_UB + 1) / 2^15; channel 0 is the bind's own */
   int next_channel;    /* the next bind's first channel (alike on every rank) */
   uint16_t *channel_users; /* live binds per channel */
+  int node_ready;      /* the node map below is made (collrt_comm_ctx_node) */
   MPI_Comm node_comm;  /* this node's ranks (after COLLRT_NODE_SIZE) */
   int node_size, hw_size;
   int *members;        /* comm rank of each node index, ascending */
@@ -48,6 +49,15 @@ void collrt_comm_ctx_shm_free(collrt_comm_ctx_t *x, collrt_shm_slice_t *slice);
 /* The communicator's state; made, collectively, by its first bind. */
 collrt_status_t collrt_comm_ctx_get(MPI_Comm comm, collrt_comm_ctx_t **out, collrt_diag_t *diag);
 void collrt_comm_ctx_release(collrt_comm_ctx_t *x);
+/* The node map (node_comm, node_size, hw_size, members), made by the first
+ * bind that needs it: collective over comm then, so every rank must ask at
+ * the same bind (what needs it is agreed first: bind.c). A bind that needs
+ * no node (counts that change per run, one rank per node) saves its
+ * MPI_Comm_split_type, MPI_Comm_split and MPI_Allgather. */
+collrt_status_t collrt_comm_ctx_node(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *diag);
+/* The largest physical node any node map of this process has seen (0:
+ * none yet). */
+int collrt_comm_ctx_known_hw_size(void);
 /* The ranks rank / rpn of the node, for a plan's arena (collective over
  * the node the first time). */
 collrt_status_t collrt_comm_ctx_arena_comm(collrt_comm_ctx_t *x, int rank, unsigned rpn,

@@ -55,6 +55,14 @@ collrt_status_t collrt_node_map(const collrt_comm_ctx_t *ctx, int rank, int size
                                 collrt_diag_t *diag) {
   memset(node, 0, sizeof *node);
   node->win = MPI_WIN_NULL;
+  if (!ctx->node_ready) { /* the bind needs none (bind.c): each rank alone */
+    node->comm = MPI_COMM_NULL;
+    node->size = 1;
+    node->hw_size = collrt_comm_ctx_known_hw_size();
+    node->borrowed = 1;
+    node->unmapped = 1;
+    return COLLRT_OK;
+  }
   /* the communicator's map, borrowed: made once per communicator */
   node->comm = ctx->node_comm;
   node->size = ctx->node_size;

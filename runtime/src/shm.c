@@ -457,6 +457,12 @@ collrt_status_t collrt_shm_bind(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_node_t *n = &c->node;
   n->mode = COLLRT_SHM_OFF;
   n->ctx = c->ctx;
+  if (n->unmapped) {
+    /* the peers' descriptors would have to be exchanged again for every
+     * new count pattern */
+    use_mpi(n, "bound for counts that change between runs (COLLRT_BIND_LOCAL_COUNTS)");
+    return COLLRT_OK;
+  }
   shm_settings_t set;
   collrt_status_t bad = read_settings(&set, diag);
   if (n->size == 1) {
