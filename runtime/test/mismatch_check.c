@@ -8,6 +8,10 @@
  *           0 no longer forwards) end by COLLRT_TIMEOUT
  *   plans   PLAN_A PLAN_B: rank 0 binds PLAN_A, the others PLAN_B: bind
  *           fails on every rank, saying the ranks bind different plans
+ *   flags   PLAN (an alltoallv plan): rank 0 binds with
+ *           COLLRT_BIND_LOCAL_COUNTS, the others without (which decides
+ *           whether a bind makes the node's collectives): bind fails on
+ *           every rank, saying the ranks pass different flags
  * Prints "mismatch_check: ok (MODE)" and exits 0 when each rank saw what
  * it should. */
 #include <mpi.h>
@@ -22,7 +26,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3 || size < 2) {
-    fprintf(stderr, "usage: mpiexec -n 2+ mismatch_check counts PLAN | plans PLAN_A PLAN_B\n");
+    fprintf(stderr, "usage: mpiexec -n 2+ mismatch_check counts PLAN | plans PLAN_A PLAN_B | flags PLAN\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   collrt_diag_t d = {{0}};
@@ -55,6 +59,18 @@ int main(int argc, char **argv) {
        * ends by COLLRT_TIMEOUT, explained, never waits forever */
       bad = st != COLLRT_OK && st != COLLRT_ERR_TIMEOUT;
     }
+  } else if (!strcmp(argv[1], "flags")) {
+    int counts[16], displs[16];
+    for (int j = 0; j < size && j < 16; ++j) {
+      counts[j] = 4;
+      displs[j] = 4 * j;
+    }
+    collrt_status_t st = collrt_bind_alltoallv(
+        plan, MPI_COMM_WORLD, send, counts, displs, recv, counts, displs, MPI_BYTE,
+        rank == 0 ? COLLRT_BIND_LOCAL_COUNTS : 0, &c, &d);
+    bad = st != COLLRT_ERR_ARG || !strstr(d.message, "different flags");
+    if (rank == 0)
+      fprintf(stderr, "mismatch_check: rank 0: %s: %s\n", collrt_strerror(st), d.message);
   } else {
     collrt_status_t st = collrt_bind_alltoall(plan, MPI_COMM_WORLD, send, recv, 4, MPI_BYTE, 0,
                                               &c, &d);
