@@ -176,6 +176,12 @@ enum class SpecKind { Collective, Machine };
 std::optional<Spec> parseSpec(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                               SpecKind kind = SpecKind::Collective);
 
+/// Applies the keys of a network file (a mapping with one section,
+/// `network:`, as `collc-run --calibrate` prints it) onto `net`; keys the
+/// file does not give keep their value. Errors as parseSpec's; returns
+/// false if there was any.
+bool parseNetworkFile(llvm::SourceMgr &sourceMgr, unsigned bufferId, NetworkParams &net);
+
 } // namespace collc
 
 #endif // COLLC_SPEC_SPEC_H

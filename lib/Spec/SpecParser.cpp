@@ -57,6 +57,7 @@ public:
   SpecParser(SourceMgr &sourceMgr, SpecKind kind) : sourceMgr(sourceMgr), kind(kind) {}
 
   std::optional<Spec> parse(unsigned bufferId);
+  bool parseNetworkFile(unsigned bufferId, NetworkParams &net);
 
 private:
   using KeyFn = function_ref<void(StringRef key, SMLoc keyLoc, yaml::Node *)>;
@@ -910,4 +911,40 @@ std::optional<Spec> collc::parseSpec(SourceMgr &sourceMgr, unsigned bufferId, Sp
   std::optional<Spec> spec = parser.parse(bufferId);
   parser.finish(bufferId);
   return spec;
+}
+
+bool SpecParser::parseNetworkFile(unsigned bufferId, NetworkParams &net) {
+  MemoryBufferRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getMemBufferRef();
+  {
+    yaml::Stream syntax(buffer, sourceMgr);
+    for (yaml::Document &doc : syntax)
+      doc.skip();
+    if (syntax.failed())
+      return false;
+  }
+  yaml::Stream stream(buffer, sourceMgr);
+  auto docIt = stream.begin();
+  yaml::Node *root = docIt == stream.end() ? nullptr : docIt->getRoot();
+  auto *map = dyn_cast_or_null<yaml::MappingNode>(root);
+  if (!map) {
+    error(root ? root->getSourceRange().Start : SMLoc::getFromPointer(buffer.getBufferStart()),
+          "a network file is a mapping with one section, 'network' (as collc-run "
+          "--calibrate prints it)");
+    return false;
+  }
+  static constexpr StringRef sections[] = {"network"};
+  StringMap<SMLoc> seen = visitKeys(map, "the network file", sections,
+                                    [&](StringRef, SMLoc kLoc, yaml::Node *v) {
+                                      parseNetwork(kLoc, v, net);
+                                    });
+  if (!seen.count("network"))
+    error(map->getSourceRange().Start, "missing required section 'network'");
+  return !hadError;
+}
+
+bool collc::parseNetworkFile(SourceMgr &sourceMgr, unsigned bufferId, NetworkParams &net) {
+  SpecParser parser(sourceMgr, SpecKind::Machine);
+  bool ok = parser.parseNetworkFile(bufferId, net);
+  parser.finish(bufferId);
+  return ok;
 }

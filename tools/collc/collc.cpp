@@ -76,6 +76,11 @@ cl::opt<bool> planSet(
              "directory the plans that serve every collective at every size, each "
              "recording the byte range it wins, and generic ones for any communicator"),
     cl::cat(outputCategory));
+cl::opt<std::string> networkFile(
+    "network",
+    cl::desc("Network parameters that override the spec's topology.network: a "
+             "file with a 'network:' section, as collc-run --calibrate prints it"),
+    cl::value_desc("file"), cl::cat(outputCategory));
 cl::opt<bool> listAlgorithms(
     "list-algorithms",
     cl::desc("Print the algorithm table as JSON (the ops each lowers, its "
@@ -127,6 +132,20 @@ cl::opt<bool> explain("explain",
                       cl::desc("Show the cost model's estimates for every "
                                "candidate algorithm"),
                       cl::cat(checkCategory));
+
+/// --network FILE: the calibrated parameters over the spec's.
+LogicalResult applyNetworkFile(llvm::SourceMgr &sourceMgr, Spec &spec) {
+  if (networkFile.empty())
+    return success();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(networkFile, &error);
+  if (!file) {
+    llvm::errs() << "collc: error: --network " << networkFile << ": " << error << "\n";
+    return failure();
+  }
+  unsigned id = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return success(parseNetworkFile(sourceMgr, id, spec.topology.network));
+}
 
 /// --list-algorithms: CollAlgorithms.def as JSON, for tools that must not
 /// keep their own list of names (bench/smpi/run).
@@ -411,14 +430,14 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
     }
     std::optional<Spec> machine = parseSpec(sourceMgr, 1, SpecKind::Machine);
-    if (!machine)
+    if (!machine || failed(applyNetworkFile(sourceMgr, *machine)))
       return failure();
     return writePlanSet(context, *machine, outputFilename, noVerify ? 0 : verifyRanks.getValue(),
                         llvm::outs());
   }
   if (isSpecFile(inputFilename)) {
     std::optional<Spec> spec = parseSpec(sourceMgr, 1);
-    if (!spec)
+    if (!spec || failed(applyNetworkFile(sourceMgr, *spec)))
       return failure();
     if (emitsMachine)
       return writeMachine(*spec);
