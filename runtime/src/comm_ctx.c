@@ -21,6 +21,7 @@
  * first bind (each rank may have freed different ones). Under SimGrid SMPI
  * the simulated ranks are threads of one process and would find each
  * other's states: there every communicator gets its own. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,7 +293,7 @@ static collrt_status_t make(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *
 
 /* The most ranks any node map of this process found on its physical node:
  * the idle policy's input for binds that make no map of their own. */
-static int known_hw_size;
+static _Atomic int known_hw_size; /* binds on two threads may both set it */
 
 int collrt_comm_ctx_known_hw_size(void) { return known_hw_size; }
 
@@ -308,8 +309,9 @@ collrt_status_t collrt_comm_ctx_node(collrt_comm_ctx_t *x, MPI_Comm comm, collrt
   /* made once, whatever the outcome: every rank took part in its
    * collectives, and a later bind must not make them again on some ranks */
   x->node_ready = 1;
-  if (!st && x->hw_size > known_hw_size)
-    known_hw_size = x->hw_size;
+  for (int seen = known_hw_size; !st && x->hw_size > seen;)
+    if (atomic_compare_exchange_weak(&known_hw_size, &seen, x->hw_size))
+      break;
   return st;
 }
 
