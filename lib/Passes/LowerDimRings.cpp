@@ -25,19 +25,16 @@
 // Part orders are chosen at compile time by a fluid model of the stages
 // (each stage a job on its dimension's links, parts on one dimension share
 // it): the cube gets the rotation; on 8x4x4 one part starts on x and the
-// others end on it, so the x links never idle (measured under SMPI, 4 KiB:
-// rotation 3413.5 us, these orders 3196.4 us, bound 2996.5 us). Two parts,
-// one starting on x and one ending on it, keep x as busy (3182.5 us); the
-// model cannot tell the counts apart and keeps three, whose rotation
-// survives waves (8x8x16 at 64 KiB: 95.2% of the bound, two parts 86.2%).
+// others end on it, so the x links never idle. Two parts, one starting on
+// x and one ending on it, keep x as busy; where the model cannot tell part
+// counts apart it keeps the most, whose rotation survives waves
+// (dimRingsParts, lib/Cost/CostModel.cpp).
 //
 // Within a stage the message of step t to the next rank is split in two:
 // the items that travel on ("forward", sent first) and the items for that
 // rank ("terminal"). Step t+1 waits only for the forward pieces of step t,
 // so the next hop starts while the terminal piece is still on the wire and
-// the per-message overhead does not idle the links (a timing-only SMPI
-// program, 4x4x4 at 4 KiB: 856.9 us unsplit, 823.6 us split; this lowering
-// 828.6 us; bound 749.0 us).
+// the per-message overhead does not idle the links.
 //
 // Layout (per part, items of len_p bytes: bytes [lo_p, lo_p + len_p) of a
 // block). At a rank in stage k over dimension d, after stages D = e_0..e_{k−1}
@@ -233,9 +230,8 @@ private:
   /// A segment of item (j, q) of In_k: j the destination's coordinate along
   /// the stage's dimension. Read where the item last arrived
   /// (dimrings::itemHome): no stage copies a rank's own items on to the
-  /// next; that was 3/8·P·m bytes a rank on a 3-D torus, and on 8x8x8 at
-  /// 64 KiB under SMPI 202246.3 us (94.8% of the bound) against 201651.1
-  /// (95.1%) without.
+  /// next, which would be 3/8·P·m more bytes of copies a rank on a 3-D
+  /// torus.
   void inSegment(Value j, Value index) {
     dimrings::itemHome(
         b, decode(index), j, k, cAt, atStage, nAt, strideAt,
@@ -292,9 +288,8 @@ private:
                                            b.c(ndims - 1)))}};
   }
   /// Both directions' forward pieces of step t: the next step's sends wait
-  /// for both, so the two directions of a ring stay in step (one running
-  /// ahead let ranks drift apart: 8x8x8 at 4 KiB under SMPI, 13617.3 us
-  /// with a wait per direction, 12664.3 us with this one; bound 11983.7).
+  /// for both, so the two directions of a ring stay in step (with a wait
+  /// per direction, one direction runs ahead and the ranks drift apart).
   ScheduleBuilder::EventRef forwardEvent(Value t) {
     return {"forward", {b.add(b.mul(part, b.c(4)), k), b.add(b.mul(wave, b.c(1 << 20)), t)}};
   }
@@ -337,19 +332,16 @@ private:
 
   /// Hand-off: a part entering dimension d waits until the parts that
   /// were on d in the stage before have received everything there, so
-  /// that two parts never share d's links. Without it ranks drift apart
-  /// stage by stage (8x8x8 at 4 KiB under SMPI: stage starts spread over
-  /// 30, 110, then 580 us, and the last stage of the slowest rank took
-  /// 5900 us instead of 4200).
+  /// that two parts never share d's links. Without it the ranks drift
+  /// apart stage by stage, and the slowest rank's last stage runs long
+  /// after the others' on links the others no longer load.
   ///
   /// Waves continue the rotation: a part's first stage of wave w takes over
   /// from the parts whose last stage of wave w − 1 was on its dimension
   /// (wave 0's "wave before" is the zero-length copy each part signals
   /// first). Without it, on shapes whose stages differ in length, a part
   /// done early starts its next wave on a dimension another part is still
-  /// on (4 KiB under SMPI: 4x16x16 in 2 waves 85.1% of the bound against
-  /// 95.0% in one; 4x8x8 in 2 waves 87.7%, with this rule 93.1%, in one
-  /// 94.4%; 8x16x16, 2 waves by default, 88.6% and with this rule 95.0%).
+  /// on, and the two share its links while another dimension idles.
   void afterHandOff() {
     OpBuilder &builder = b.getBuilder();
     Value later = b.ne(k, zero);

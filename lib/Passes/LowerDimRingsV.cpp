@@ -29,9 +29,9 @@
 // c − 1, −). Origin c sends the first ⌊(Q + c mod 2)/2⌋ of its Q tie items
 // straight, the rest through the forwarder (alternating the odd item, so a
 // ring of 1-item groups balances too). Rings of 2 have one link pair and no
-// tie to balance. Assuming every tie went + cost 31% on 4x4x4 (a pattern of
-// plain MPI calls under SMPI: 985 us against 752 with the − tie counted;
-// the − links from n/2 to 0 carried 2.5 loads instead of 2).
+// tie to balance. Assuming every tie went + would leave the − links from
+// n/2 to 0 carrying more than their share, and the stage would end with
+// them.
 //
 // Layout. Stage k of part p, over dimension d = E_k (positions as in the
 // alltoall): an item (s, t) waiting at a rank agrees with it on t along
@@ -321,11 +321,10 @@ private:
     OpBuilder &builder = b.getBuilder();
     // Sends, in shift order: distance δ to coordinate c + δ, and the
     // detoured part of the tie group to its forwarder, every message of the
-    // stage at once. Measured slower under SMPI (4x4x4, 4 KiB, 927.8 us
-    // this way): the detour first, the direct messages that leave the same
-    // way held until it is through (1188.2 us); the detour in 4 chunks of
-    // whole items, forwarded chunk by chunk (1272.5 us; they share the link
-    // and arrive together), or sent one after the other (1384.6 us).
+    // stage at once, so every link of the ring is busy from the start.
+    // Holding the direct messages behind the detour, or cutting the detour
+    // into chunks forwarded one by one, leaves links idle while the first
+    // leg runs (the chunks share the link and arrive together anyway).
     {
       OpBuilder::InsertionGuard guard(builder);
       sched::ForOp steps = b.forLoop(one, nk);

@@ -19,23 +19,19 @@
 //     pair loads the + and − links alike and the arrivals come in steadily
 //     while the plane forwards the earlier ones; the two phases use
 //     disjoint links and overlap. With every line message in flight at
-//     once (depth 16) they shared the links fairly, all arrived near the end
-//     of phase 1, and the phases ran one after the other (SMPI, 4 KiB,
-//     8x4x4: 5158.6 us, 58.1% of the bisection bound; now 4252.5 us, 70.5%;
-//     16x4x4: 16600.2 us, 72.2%, now 14510.5 us, 82.6%). In order 1, 2, 3,
-//     ... one at a time only one direction worked: 6394.1 us.
+//     once they would share the links fairly, all arrive near the end of
+//     phase 1, and the phases would run one after the other; in order 1, 2,
+//     3, ... one at a time, only one direction of the line would work.
 //   * Balanced ties: a router that breaks ties one way (SimGrid: +, − from
 //     n/2; not BG/L's adaptive one) loads the + links of an even line with
 //     up to n/4 more messages than the bound's n²/8 (ring of 8: 10 against
 //     8). The tie arrival's blocks [Q/2, Q) go the other way round
 //     through a forwarder (FIFO 2, event `detoured`), as in the balanced
-//     alltoall: 8x4x4 at 4 KiB 4252.5 -> 3718.0 us (80.6% of the bound),
-//     4x4x4 1488.5 -> 1358.9 us.
+//     alltoall, so both directions carry the bound's load.
 //   * The plane phase visits its peers in a shuffled order every rank
 //     shares (seed kPlaneSeed; receivers compute their senders' steps), as
-//     the direct exchange does: in plane-index order a FIFO's window of 16
-//     sends crowded one row's links (8x8x4 at 4 KiB: 11194.1 us in order,
-//     8392.3 us shuffled, 71.4% of the bound).
+//     the direct exchange does: in plane-index order a FIFO's window of
+//     sends would crowd one row's links at a time.
 //   * Bounded intermediate memory (seed 000 §5): S stage slots of one plane
 //     (Q·m bytes) each, reused round robin; the receive of arrival i into
 //     the slot of arrival i−S waits until every forward out of it completed

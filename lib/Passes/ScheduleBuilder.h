@@ -301,8 +301,8 @@ constexpr int64_t kScratchBudgetBytes = 64ll << 20;
 
 /// The FIFO of a pipeline stage whose receiver knows its sender's order:
 /// `depth` sends in flight and twice that many windowed receives (a receiver
-/// a little ahead of its sender absorbs jitter; measured: 8 KiB in 8-byte
-/// blocks on 2 ranks ran 5x faster than with all 1024 receives posted), which
+/// a little ahead of its sender absorbs jitter, while posting every receive
+/// at once would make MPI match each arrival against a long queue), which
 /// also keeps the engine's per-poll work at O(depth).
 sched::FifoAttr pipelineFifo(mlir::MLIRContext *ctx, int64_t depth);
 

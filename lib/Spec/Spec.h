@@ -59,9 +59,9 @@ enum class Routing { DimensionOrder, Adaptive };
 /// every hop): + when dst lies at most n/2 ahead without wrapping, or when
 /// at > n/2 and dst lies at most n/2 ahead across the wrap; − otherwise. So
 /// the shorter way round, and a tie (dst = at + n/2) goes + from every
-/// coordinate but n/2, whose tie (to 0) goes −. Measured under SMPI: on a
-/// ring of 4, the tie 2 -> 0 shares the − link 2 -> 1 and not the + link
-/// 2 -> 3 (0 -> 2, 1 -> 3 and 3 -> 1 share their + links). Lowerings that
+/// coordinate but n/2, whose tie (to 0) goes −: on a ring of 4, the tie
+/// 2 -> 0 takes the − link 2 -> 1 and not the + link 2 -> 3 (0 -> 2,
+/// 1 -> 3 and 3 -> 1 take their + links). Lowerings that
 /// balance ties (dim-rings' alltoallv) and the Full-zone routes collc writes
 /// for meshes (lib/Platform) follow this one rule.
 inline int64_t wrappedStep(int64_t at, int64_t dst, int64_t n) {

@@ -200,8 +200,8 @@ static inline int collrt_arena_waiting(const collrt_coll_t *c) {
 /* Whether it waits on another rank of the node, which MPI does not see: an
  * AWAIT on a counter this rank alone notifies is released by this rank's
  * own engine (its NOTIFY follows an MPI completion), so the engine may
- * still block in MPI_Waitsome (under SMPI, polling instead cost a 16x8
- * leader alltoall 10x the wall time). */
+ * still block in MPI_Waitsome (under SMPI every poll is a simulated event,
+ * so polling would multiply the wall time of a leader's wait). */
 static inline int collrt_arena_waits_on_node(const collrt_coll_t *c) {
   return c->arena.nforeign || c->arena.ngated;
 }

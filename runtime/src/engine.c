@@ -136,9 +136,8 @@ static void copy_bytes(collrt_coll_t *c, const collrt_step_t *s, int64_t done, i
  * memcpy on a node that copies 10 GB/s, so that a rank copying a large
  * block still answers its completions. Under SMPI a byte costs the plan's
  * gamma instead, and the chunk is the bytes of the same 6.5 us at that rate
- * (4 KiB at 1.6 ns/B): with 64 KiB chunks (105 us at 1.6 ns/B) dim-rings
- * on 8x8x8 at 4 KiB measured 10% slower, the links idle while a rank slept
- * in its copy (docs/smpi.md). */
+ * (4 KiB at 1.6 ns/B): a rank sleeping through a long simulated copy would
+ * leave its links idle, unanswered (docs/smpi.md). */
 void collrt_engine_set_gamma(collrt_coll_t *c, uint32_t ps_per_byte) {
   c->node.copy_ps_per_byte = ps_per_byte;
   c->copy_chunk_bytes = COPY_INLINE;

@@ -31,9 +31,9 @@
  *     done = e (store, release), and its RECV completes
  *   sender completes its SEND once it sees done == e (load, acquire).
  * Both ends copy: whichever is idle moves the next chunk, so a sender with
- * nothing else to do halves a large message's time (2 ranks, allgatherv of
- * one 64 KiB contribution: the receiver's single copy took 12.8 us of its
- * 14.3; the sender sat idle after its 3.5 us local copy). Release/acquire
+ * nothing else to do halves a large message's time (an allgatherv's sender
+ * is idle once its local copy is done, while its receiver would copy the
+ * whole contribution alone). Release/acquire
  * orders the sender's writes of the data (earlier steps) before the
  * copies, every copy before the side that completes on it, and the
  * receiver's reads before whatever the sender later writes there; the
@@ -57,10 +57,9 @@
  *     its segments, then done = e (store, release)
  * Two memcpy and two flags; the send completes before the receive has
  * taken the data, as MPI's eager sends do, which can only release its
- * waiters earlier than the rendezvous the verifier assumes. 2 ranks, alone
- * in their runs, medians of 5: alltoall 8 B 0.66 -> 0.46 us, 2 KiB 2.95 ->
- * 0.80 us, 8 KiB 3.02 -> 1.98 us (MPICH 1.11, 2.01, 12.73).
- * COLLRT_SHM_EAGER=0 sends them over MPI instead.
+ * waiters earlier than the rendezvous the verifier assumes. For short
+ * messages the two copies cost less than the descriptor handshake of a
+ * single copy (bench/shm measures both). COLLRT_SHM_EAGER=0 sends them over MPI instead.
  *
  * The copy: in one address space (SimGrid SMPI, where ranks are threads of
  * one process) the receiver alone, a memcpy from the sender's buffer in one
@@ -91,10 +90,9 @@ enum { SHM_EAGER = 0 };       /* so nothing goes eager */
 #else
 /* Below this a message between two processes of a node does not go in one
  * copy: a process_vm_readv system call costs more than MPICH's shared-memory
- * eager path. Measured here (2 ranks, direct alltoall, medians of 300, collc
- * through shared memory / collc over MPI point-to-point, in us): 8 B 2.21 /
- * 0.36, 1 KiB 2.28 / 0.52, 4 KiB 3.21 / 1.40, 16 KiB 4.61 / 5.94, 32 KiB
- * 6.06 / 7.24, 64 KiB 8.20 / 14.74, 1 MiB 120.15 / 157.72. */
+ * eager path, until the message is long enough that MPICH's two copies cost
+ * more than the call (between 4 and 16 KiB on x86 nodes; bench/shm measures
+ * it, COLLRT_SHM_MIN moves it). */
 enum { SHM_MIN_DEFAULT = 16384 };
 /* ... and goes eager through the sender's window instead (two memcpy, no
  * system call), unless COLLRT_SHM_EAGER=0. */
@@ -133,8 +131,8 @@ static void win_release(collrt_node_t *n) {
 static int64_t process_id(void) { return 1; }
 /* A waiting rank sleeps on a SimGrid semaphore, its doorbell, which a peer
  * rings when it sets a flag this rank waits for: it wakes at that simulated
- * date, with no polling (a poll is one SimGrid event; at 512 ranks polling
- * every 0.2 us cost minutes of wall time). */
+ * date, with no polling (a poll is one SimGrid event: hundreds of ranks
+ * polling would cost far more wall time than the simulation itself). */
 static uint64_t doorbell_new(void) { return (uint64_t)(uintptr_t)sg_sem_init(0); }
 static void doorbell_free(uint64_t bell) {
   if (bell)
@@ -763,8 +761,8 @@ enum { CHUNK_MIN = 32 * 1024, CHUNKS_MAX = 2 };
 /* A receive learns whether its sender helps: after a run in which it
  * copied every chunk itself (its sender was busy, as both ends of an
  * alltoall are), it copies in one chunk, asking for help again every
- * PROBE_EVERY runs (2 ranks, 64 KiB alltoall: 16.5 us before both ends
- * copied, 20.3 us in two chunks every run). */
+ * PROBE_EVERY runs (a chunk nobody helps with only adds a claim's
+ * handshake). */
 enum { PROBE_EVERY = 8 };
 
 static int64_t chunk_bytes(const collrt_node_t *n, const collrt_shm_desc_t *d) {
@@ -1003,8 +1001,8 @@ void collrt_shm_idle(collrt_coll_t *c) {
    * it polls (SimGrid only advances time when every actor blocks). With
    * nothing in MPI, it sleeps on its doorbell until a peer sets a flag;
    * with MPI requests too, it wakes for either, polling MPI every 0.2 us
-   * (SimGrid skips waits shorter than its precision, 1e-7 s in bench/smpi:
-   * a 0.1 us sleep took no time and a leader's cores spun at one date). */
+   * (SimGrid skips waits shorter than its precision, 1e-7 s in bench/smpi,
+   * so a shorter sleep would not let the date move). */
   sg_sem_t bell = (sg_sem_t)(uintptr_t)collrt_node_bell(&c->node);
   if (!c->nactive && !c->ncopying)
     sg_sem_acquire(bell);
