@@ -52,8 +52,9 @@ Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
 }
 
 void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate) {
-  estimate.percentOfPeak =
-      percentOfPeak(peakAlltoallUs(spec.topology, estimate.bytes), estimate.timeUs);
+  // one node has no link to bound it
+  if (double peak = peakAlltoallUs(spec.topology, estimate.bytes); peak > 0)
+    estimate.percentOfPeak = percentOfPeak(peak, estimate.timeUs);
   if (spec.topology.nic.kind != NicKind::None)
     estimate.nicSlowdown = nicSlowdown(spec.topology, estimate.algorithm);
 }

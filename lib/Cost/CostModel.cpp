@@ -781,9 +781,46 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
          nicFillUs(topo, "direct", bytes);
 }
 
+collc::AlltoallBound collc::alltoallBound(const TopologySpec &topo, int64_t bytes) {
+  double c = static_cast<double>(topo.ranksPerNode);
+  double n = static_cast<double>(topo.numNodes());
+  double m = static_cast<double>(bytes) * betaUs(topo.network);
+  AlltoallBound bound;
+  if (topo.fabric == Fabric::Switch) {
+    if (n > 1) {
+      bound.us = (n - 1) * c * c * m;
+      bound.cut = "a node's link";
+    }
+    return bound;
+  }
+  static const char axis[] = "xyz";
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    int64_t k = topo.shape[d];
+    if (k < 2)
+      continue;
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    int64_t lo = k / 2, hi = k - lo;
+    // crossing blocks per node-pair slice, over the links that cross one way
+    double perNode = static_cast<double>(lo * hi) / static_cast<double>(wraps ? 2 * k : k);
+    double us = n * c * c * m * perNode;
+    if (us > bound.us || bound.cut.empty()) {
+      bound.us = us;
+      bound.cut = std::string(1, d < 3 ? axis[d] : '?') + ": " + std::to_string(lo) + "|" +
+                  std::to_string(hi) + " of a " + (wraps ? "ring" : "line") + " of " +
+                  std::to_string(k);
+    }
+  }
+  return bound;
+}
+
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {
-  return linkBlocks(topo) * contention(topo, /*balanced=*/true) * static_cast<double>(bytes) *
-         betaUs(topo.network);
+  return alltoallBound(topo, bytes).us;
+}
+
+std::string collc::explainBound(const AlltoallBound &bound) {
+  char line[160];
+  std::snprintf(line, sizeof line, "bound: %.1f us (%s)", bound.us, bound.cut.c_str());
+  return line;
 }
 
 double collc::percentOfPeak(double peakUs, double timeUs) {

@@ -9,7 +9,8 @@
 //   T_balanced ≈ (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β
 //                (t = blocks a tie away, sent as two halves; C* = C with
 //                ties balanced)
-//   T_peak     = P·C*·m·β                                 (bisection bound)
+//   T_peak     = N·C²·m·β·⌊k/2⌋⌈k/2⌉/(2k)                (bisection bound,
+//                worst ring of k; /k on a line: alltoallBound)
 //   T_agv      ≈ (P−1)·α + (P−1)·m·C·β                    (direct allgatherv)
 //   T_ring     = rounds·(α + β·B), rounds = total/B + (P−z)/2
 //   B_best     ≈ sqrt(2·α·total / (β·(P+z−2)))
@@ -342,10 +343,27 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 /// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
-/// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
-/// (ties balanced: the bound no routing can beat); behind a switch
-/// (P − C)·C·m·β, the other nodes' blocks on a node's link (bench/smpi's
-/// node-link bound).
+/// The lower bound of an alltoall of m-byte blocks, with no startup or
+/// header, and the cut that sets it. On a torus or mesh, halving dimension
+/// d (extent k) into ⌊k/2⌋ and ⌈k/2⌉ slices of N/k nodes: the blocks that
+/// must cross one way, ⌊k/2⌋·⌈k/2⌉·(N/k)²·C²·m, over the links that cross
+/// the cut one way, 2·N/k on a ring (N/k on a line):
+///   T = N·C²·m·β·⌊k/2⌋⌈k/2⌉ / (2k)   (ring: P·C·(k/8)·m·β when k is even,
+///                                      P·C·(k²−1)/(8k)·m·β when odd)
+///   T = N·C²·m·β·⌊k/2⌋⌈k/2⌉ / k      (line: P·C·(k/4)·m·β, (k²−1)/(4k))
+/// the largest over the dimensions; no routing beats it, and on a ring or
+/// line with shortest paths it is the load of the hottest link. Behind a
+/// switch, a node's link: (P − C)·C·m·β. One node (no dimension longer
+/// than 1): no link, a bound of 0 and an empty cut.
+struct AlltoallBound {
+  double us = 0;
+  std::string cut; // e.g. "x: 2|3 of a ring of 5"
+};
+AlltoallBound alltoallBound(const TopologySpec &topo, int64_t bytes);
+/// "bound: 82.9 us (x: 2|3 of a ring of 5)", as --explain prints it.
+std::string explainBound(const AlltoallBound &bound);
+
+/// alltoallBound(...).us, the time --explain and --report compare with.
 double peakAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// 100·T_peak / T: how close a time is to the bisection bound.

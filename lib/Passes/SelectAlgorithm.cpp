@@ -130,6 +130,11 @@ void select(OpTy op, CollectiveKind kind) {
     remark.attachNote() << explainEstimate(candidate.estimate);
   for (const auto &[name, why] : weighing.notWeighed)
     remark.attachNote() << "not weighed: " << name << ": " << why;
+  if (kind != CollectiveKind::Allgatherv) {
+    AlltoallBound bound = alltoallBound(spec.topology, estimateBytes(spec));
+    if (!bound.cut.empty())
+      remark.attachNote() << explainBound(bound);
+  }
 }
 
 struct CollSelectAlgorithmPass

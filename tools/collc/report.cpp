@@ -85,9 +85,10 @@ void collc::printPlanReport(sched::PlanOp op, const collrt_plan_t *plan,
   double predicted = r.alpha_us + r.hot_us;
   os << llvm::format("  predicted: %.1f us (alpha + hottest link)", predicted);
   if (op.getCollective() != "allgatherv") {
-    double peak = peakAlltoallUs(topologySpecOf(t), m);
-    os << llvm::format("; bisection bound %.1f us = %.1f%% of it", peak,
-                       percentOfPeak(peak, predicted));
+    AlltoallBound bound = alltoallBound(topologySpecOf(t), m);
+    if (!bound.cut.empty())
+      os << llvm::format("; bound %.1f us (%s) = %.1f%% of it", bound.us, bound.cut.c_str(),
+                         percentOfPeak(bound.us, predicted));
   }
   os << "\n";
   if (r.expanded == r.ranks)
