@@ -51,11 +51,12 @@ Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
   return decision;
 }
 
-void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate) {
+void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate,
+                                   const NicLoad *nic) {
   estimate.percentOfPeak =
       percentOfPeak(peakAlltoallUs(spec.topology, estimate.bytes), estimate.timeUs);
-  if (spec.topology.nic.kind != NicKind::None)
-    estimate.nicSlowdown = nicSlowdown(spec.topology, estimate.algorithm);
+  if (nic && spec.topology.nic.kind != NicKind::None)
+    estimate.nicSlowdown = nicSlowdown(spec.topology, *nic);
 }
 
 Weighing collc::weighAlgorithms(const Spec &spec) {

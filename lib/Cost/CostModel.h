@@ -55,33 +55,27 @@ constexpr int64_t kDefaultEstimateBytes = 4096;
 double contention(const TopologySpec &topo, bool balanced = false);
 
 /// How an exchange drives a node's NIC: `cores` of the node inject, each
-/// sending `messages` messages of `blocksPerMessage` blocks. One table for
-/// the cost formulas and --explain: smp-leader (1 core, N − 1 messages of
-/// C² blocks), smp-all-cores (C cores, N − 1 of C), planned (min(C, N − 1)
-/// cores, ⌈(N − 1)/C⌉ of C²), vmesh (C cores, its wider side's messages),
-/// anything else as direct (C cores, P − 1 of 1).
+/// sending `messages` messages of `blocksPerMessage` blocks and keeping up
+/// to `depth` of them in flight (its FIFO depth). Each algorithm module
+/// (lib/Algorithms) states its own from its schedule.
 struct NicLoad {
-  double cores, messages, blocksPerMessage;
+  double cores = 1, messages = 0, blocksPerMessage = 1, depth = 1;
 };
-NicLoad nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm);
 
-/// How many times longer the node link's share of `algorithm`'s exchange
-/// takes behind the spec's NIC than with none (1 without a NIC, and on a
-/// torus). Each injecting core keeps up to the algorithm's default FIFO
-/// depth of its messages in flight, so the NIC sees
-/// flows = cores·min(depth, messages) transfers at once (a bandwidth-bound
-/// exchange fills its window). Onload: 1/min(1, cores·core/link); offload:
-/// 1 + congestion·max(0, flows − contexts) (NicParams).
-double nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm);
+/// How many times longer the node link's share of an exchange takes behind
+/// the spec's NIC than with none (1 without a NIC, and on a torus). A
+/// bandwidth-bound exchange fills its window, so the NIC sees
+/// flows = cores·min(depth, messages) transfers at once. Onload:
+/// 1/min(1, cores·core/link); offload: 1 + congestion·max(0, flows −
+/// contexts) (NicParams).
+double nicSlowdown(const TopologySpec &topo, const NicLoad &load);
 
-/// Behind an onload NIC, the injection of one of `algorithm`'s messages
-/// (blocks of `bytes`) at one core's rate, which no transfer hides: SMPI
-/// (and a CPU that copies the bytes out) injects a message before its
-/// transfer starts, so a core's pipeline of messages starts one injection
-/// late. Schedules with few large messages a core pay most: planned on 16×8
-/// behind a 44 MB/s core, 128 B blocks: 811 µs without this term, 997 with
-/// it, 993 measured. 0 otherwise.
-double nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes);
+/// Behind an onload NIC, the injection of one message (blocksPerMessage
+/// blocks of `bytes`) at one core's rate, which no transfer hides: a core
+/// copies a message out before its transfer starts, so its pipeline of
+/// messages starts one injection late. Schedules with few large messages a
+/// core pay most. 0 otherwise.
+double nicFillUs(const TopologySpec &topo, const NicLoad &load, int64_t bytes);
 
 /// C of the balanced schedule: contention(topo, true), but a ring of 2 with
 /// ties keeps the direct exchange's C (a tie's detour would start at the
@@ -107,7 +101,7 @@ double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// (95% of the node-link bound), 16 KiB 94390 µs. The leader staging the
 /// bytes in its own memory (C·P·m·γ of gather before the exchange) took
 /// 1938, 15170 and 121234 µs.
-double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
+double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// Seed 000's rule for the two-phase schedule's line: the dimension whose
 /// removal leaves a symmetric plane (the other extents equal) if it differs
@@ -200,7 +194,16 @@ std::optional<MeshRows> meshOfParts(llvm::ArrayRef<int64_t> shape, int64_t ranks
 /// first family alone the two phases' busiest links summed to 5 MiB).
 double productAlltoallLoad(const TopologySpec &topo,
                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
-                           int64_t cores);
+                           int64_t cores, double *busiestLinks = nullptr);
+
+/// How much longer than its mean load the busiest of `links` links takes
+/// when each carries `blocks` blocks whose sizes vary as uneven counts do:
+/// the expected maximum of `links` sums of `blocks` independent sizes of
+/// coefficient of variation CV is about mean·(1 + CV·√(2 ln links)/√blocks)
+/// (the normal approximation of each sum, and the maximum of L normals at
+/// √(2 ln L) deviations). CV = √7/3: the spec gives only the mean block, and
+/// uneven counts are priced as collc-run's --counts random draws them.
+double countsSpread(double blocks, double links);
 
 /// T_vmesh ≈ (Pvx − 1)·α + R + max(K, (Pvy − 1)·α) + α + m·γ, with
 /// R = L_row·(Pvy·m + h)·β and K = L_col·(Pvx·m + h)·β: seed 000's eq. 4
@@ -221,9 +224,7 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// `proto` (a per-block size header) is 0 here: block sizes are known at
 /// bind (alltoall) or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
-                       const MeshRows &mesh);
-/// nicSlowdown of vmesh on the given mesh (its NIC load depends on the mesh).
-double vmeshNicSlowdown(const TopologySpec &topo, const MeshRows &mesh);
+                       const MeshRows &mesh, const NicLoad &nic);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
 /// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
@@ -246,7 +247,7 @@ double linkBlocks(const TopologySpec &topo);
 /// (C − 1 messages, every byte copied once through memory), then every core
 /// sends N − 1 messages of C blocks; the node's link carries what a direct
 /// exchange puts on it, with one header per C blocks.
-double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
+double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// T_planned ≈ (2·(C − 1) + 2)·σ + (N − 1)/C·α + (P − C)·C*·(m + h/C²)·β
 /// + 2·P·m·γ for seed 004's planned alltoallv: collect in the node arena
@@ -254,7 +255,7 @@ double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// over the node's cores; (P − C)·C blocks a node link), distribute (C − 1
 /// on-node messages), local blocks directly; every remote byte is staged
 /// twice through memory.
-double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
+double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// dim-rings (LowerDimRings.cpp): every block cut into parts, at most one
 /// per torus dimension longer than 1 (algorithms::dimRingsMaxParts), each visiting the
@@ -340,7 +341,7 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);
 
 /// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
-double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
+double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
 /// (ties balanced: the bound no routing can beat); behind a switch

@@ -6,7 +6,7 @@
 // CHECK-LABEL: coll.alltoall @alltoall_auto
 // CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>, predicted_us = {{[0-9.e+]+}} : f64
 // REMARK: remark: selected direct by the cost model
-// REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
+// REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.05
 coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, adaptive = true>}
 
 // Routed dimension by dimension, ties on the even rings overload the +
@@ -15,9 +15,9 @@ coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap 
 // CHECK-LABEL: coll.alltoall @alltoall_routed
 // CHECK-SAME: algorithm = #coll.algorithm<"dim-rings", {fifo_depth = 8 : i64, parts = 3 : i64}>
 // REMARK: remark: selected dim-rings by the cost model
-// REMARK-DAG: note: dim-rings: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
-// REMARK-DAG: note: balanced: {{[0-9.]+}} us (P=512, m=4096 B, C=1.00
-// REMARK-DAG: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.25
+// REMARK-DAG: note: dim-rings: {{[0-9.]+}} us (P=512, m=4096 B, C=1.05
+// REMARK-DAG: note: balanced: {{[0-9.]+}} us (P=512, m=4096 B, C=1.05
+// REMARK-DAG: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.29
 coll.alltoall @alltoall_routed {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"auto", {fifo_depth = 8 : i64}>}
 
 // The cost model chooses between the two allgatherv lowerings; either way it
