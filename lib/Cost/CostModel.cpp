@@ -520,11 +520,24 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double p = static_cast<double>(topo.numRanks());
   double t = static_cast<double>(tieBlocks(topo));
   double c = balancedContention(topo);
-  // tie blocks travel as two halves, each with its own message and header
-  return (p + 2 * t) * net.alphaUs +
-         c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
-              t * static_cast<double>(bytes)) *
-             betaUs(net);
+  // A tie block goes as two halves, the second through one intermediate
+  // per tie dimension (LowerBalanced.cpp). The blocks a tie away along d
+  // number P/n_d, and each of their detours takes a forward in d; the rank
+  // at n/2 + 1 along d forwards for two sources (n/2 and its + neighbour),
+  // most ranks for one, so the busiest rank forwards 2·F, F = Σ_d P/n_d.
+  double forwards = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d)
+    if (hasTies(topo, d))
+      forwards += p / static_cast<double>(topo.shape[d]);
+  double busiest = (p - 1 - t) + 2 * t + 2 * forwards;
+  // An average rank sends P + 2t messages, whose overheads precede its share
+  // of the busiest link (tie blocks travel as two halves, each with its own
+  // message and header); the busiest rank's extra forwards run while the
+  // links are busy and show only when its overheads alone take longer.
+  double link = c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
+                     t * static_cast<double>(bytes)) *
+                betaUs(net);
+  return std::max(busiest * net.alphaUs, (p + 2 * t) * net.alphaUs + link);
 }
 
 double collc::dimRingsStageWork(int64_t n) {

@@ -6,9 +6,12 @@
 //
 //   T_ptp      = α + (m + h)·C·β                          (latency L dropped)
 //   T_direct   ≈ P·α + P·C·(m + h)·β                      (direct alltoall)
-//   T_balanced ≈ (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β
-//                (t = blocks a tie away, sent as two halves; C* = C with
-//                ties balanced)
+//   T_balanced ≈ max((P − 1 + t + 2F)·α,
+//                    (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β)
+//                (t = blocks a tie away, sent as two halves; F = Σ_d P/n_d
+//                over the tie dimensions, the forwards of the detoured
+//                halves, twice that at the busiest rank; C* = C with ties
+//                balanced)
 //   T_peak     = P·C*·m·β                                 (bisection bound)
 //   T_agv      ≈ (P−1)·α + (P−1)·m·C·β                    (direct allgatherv)
 //   T_ring     = rounds·(α + β·B), rounds = total/B + (P−z)/2
