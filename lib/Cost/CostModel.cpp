@@ -515,7 +515,7 @@ double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   return std::max(lineUs + detourUs + roundUs, std::max(fillUs, roundUs) + (nl - 1) * roundUs);
 }
 
-double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   double t = static_cast<double>(tieBlocks(topo));
@@ -537,7 +537,9 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   double link = c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
                      t * static_cast<double>(bytes)) *
                 betaUs(net);
-  return std::max(busiest * net.alphaUs, (p + 2 * t) * net.alphaUs + link);
+  // FIFO 0 carries the direct exchange's P − 1 steps in windows
+  return std::max(busiest * net.alphaUs, (p + 2 * t) * net.alphaUs + link) +
+         windowStallUs(topo, bytes, p - 1, static_cast<double>(fifoDepth));
 }
 
 double collc::dimRingsStageWork(int64_t n) {
@@ -805,13 +807,50 @@ double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
              betaUs(net);
 }
 
+double collc::meanHops(const TopologySpec &topo) {
+  if (topo.fabric == Fabric::Switch)
+    return topo.numNodes() > 1 ? 2 : 0; // up to the switch and down
+  double hops = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    int64_t n = topo.shape[d];
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    double sum = 0; // over the n offsets (0 included), as the router goes
+    for (int64_t o = 0; o < n; ++o)
+      sum += static_cast<double>(wraps ? std::min(o, n - o) : o);
+    // a line: the mean distance over ordered pairs, Σ_o 2(n − o)·o / n²
+    if (!wraps) {
+      sum = 0;
+      for (int64_t o = 1; o < n; ++o)
+        sum += 2.0 * static_cast<double>((n - o) * o) / static_cast<double>(n);
+    }
+    hops += sum / static_cast<double>(n);
+  }
+  return hops;
+}
+
+double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double messages,
+                            double depth) {
+  const NetworkParams &net = topo.network;
+  depth = std::max(1.0, depth);
+  double windows = std::ceil(std::max(0.0, messages) / depth);
+  if (windows <= 1)
+    return 0;
+  // A window's first send completes after its overhead, the hops and its
+  // own bytes; the rank meanwhile issues the other depth − 1. If that is
+  // shorter, it waits for the difference before the next window.
+  double roundTrip = net.alphaUs + meanHops(topo) * net.hopLatencyUs +
+                     static_cast<double>(bytes + net.headerBytes) * betaUs(net);
+  double stall = std::max(0.0, roundTrip - (depth - 1) * net.alphaUs);
+  return (windows - 1) * stall;
+}
+
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   return p * net.alphaUs + p * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
                                betaUs(net) * nicFactor(topo, nic) +
-         nicFillUs(topo, nic, bytes);
+         nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
 }
 
 double collc::peakAlltoallUs(const TopologySpec &topo, int64_t bytes) {

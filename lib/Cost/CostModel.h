@@ -89,8 +89,22 @@ double balancedContention(const TopologySpec &topo);
 /// adaptive routing, a switch, or no even ring).
 int64_t tieBlocks(const TopologySpec &topo);
 
-/// T_balanced, see above.
-double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// T_balanced, see above, plus its FIFO windows' stalls (windowStallUs).
+double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth);
+
+/// The mean hops of a message between two nodes: per dimension the mean
+/// distance the router takes (the shorter way round a ring; along a line
+/// over ordered pairs), summed; 2 behind a switch (up and down).
+double meanHops(const TopologySpec &topo);
+
+/// What a rank waits for its FIFO window: sending `messages` messages of
+/// `bytes` with `depth` in flight, it issues a window of depth sends, and
+/// the window's first completes after a round trip α + H̄·L + (m + h)·β
+/// (overhead, mean hops, its own bytes); the rank spends (depth − 1)·α on
+/// the rest. Each window after the first waits for the difference:
+///   (⌈messages/depth⌉ − 1)·max(0, α + H̄·L + (m + h)·β − (depth − 1)·α).
+/// 0 when the window holds every message, or the overheads cover the trip.
+double windowStallUs(const TopologySpec &topo, int64_t bytes, double messages, double depth);
 
 /// T_smp-leader ≈ (N − 1)·α + 2·σ + (P − C)·C*·(m + h/C²)·β + (P + C)·m·γ for
 /// seed 002's leader-based alltoall on N nodes of C cores, staged in the
@@ -343,7 +357,9 @@ int64_t bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes);
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);
 
-/// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
+/// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks, plus
+/// the NIC's terms and the FIFO window's stalls (windowStallUs over
+/// nic.messages with nic.depth).
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
