@@ -410,16 +410,11 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
   // phase starts when the row phase ends at each rank, which differs by
   // rank, so its arrivals spread out and its α's are paid while the others
   // are on the wire: max(colUs, (Pvy − 1)·α), and the α of the last one.
-  // (SMPI trace, 8x8x8 at 8 B, 147.4 us traced against 139.9 untraced:
-  // the row receives end at 58-98 us, rowUs 29.3 + 31 α 52.7 = 82; the
-  // columns take 47-52 us, colUs 46.8. Charging both phases in full was
-  // +10.3% there and +15.0% on 8x4x4.)
   //
   // A message also takes a hop latency per link. The nearest peer's
   // arrives after one hop, and the α's queue behind it; the farthest's
-  // after rowHops (colHops), and only its own α follows. (Without this
-  // the model was 41-60% under SMPI for vmesh on rings of 8 to 64 at 8 B,
-  // whose columns reach n/2 hops, and 24% under on 4x32x4.)
+  // after rowHops (colHops), and only its own α follows: on long rings a
+  // column reaches n/2 hops, which short blocks feel.
   // (Peers within a node take no hop; behind a switch the model counts none.)
   double hop = net.hopLatencyUs;
   auto nearest = [&](int64_t farthest) { return farthest > 0 ? hop : 0.0; };
@@ -430,10 +425,8 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
                               net.alphaUs
                         : 0;
   // The re-sort between the phases is no copy: phase 2's messages gather
-  // their blocks (MPI datatypes), which the runtime's simulator
-  // (simulate.c) and SMPI charge nothing beyond the message. Charging the
-  // seed's P·m·γ re-sort put every 1 KiB-64 KiB row 4-10% above SMPI
-  // (8x8x8 4 KiB: 42378.8 against 41194.9 µs). The only COPY is the own block.
+  // their blocks (MPI datatypes), which cost nothing beyond the message, so
+  // the seed's P·m·γ re-sort is not charged. The only COPY is the own block.
   return rowUs + (pvx > 1 ? rowEnd : 0) + cols + nicFillUs(topo, nicLoad, bytes) +
          m * net.copyNsPerByte * 1e-3;
 }
@@ -601,8 +594,7 @@ double collc::dimRingsStages(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> order
   // entering dimension d at stage k > 0 waits until every other part whose
   // stage k − 1 is on d has finished it. Without this rule the model let a
   // part share a dimension the schedule keeps it off, and chose orders the
-  // schedule runs slower (8x16x16: 56 units predicted as shared, 48 with
-  // the hand-off and the orders it picks).
+  // schedule runs slower.
   auto waiting = [&](size_t p) {
     size_t k = stage[p];
     if (k == 0 || k >= stages)
@@ -689,8 +681,7 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64
   // One part: every order has the same makespan (its stages run one after
   // the other). The ranks leave a stage spread apart, and each step of the
   // next waits for its neighbours, so the longest chain of steps goes first
-  // while they are in step (SMPI, 8 B, 1 part: 32x4x4 254.9 us, 4x4x32
-  // 350.9).
+  // while they are in step.
   if (np == 1)
     std::stable_sort(best.orders[0].begin(), best.orders[0].end(),
                      [&](int64_t a, int64_t b) { return shape[a] > shape[b]; });
@@ -725,8 +716,7 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   // shared by every part running at the moment), its
   // hop, and the forward piece's bytes (dimRingsChainWork). The hand-off
   // makes parts cross a dimension one after the other, so a long ring's
-  // chain is paid once per part (SMPI, 8 B on 4x32x4: 3 parts 629.5 us,
-  // 1 part 222.6; the max of the other two terms said 465.4 and 213.8).
+  // chain is paid once per part.
   double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
                                                                 int running) {
     int64_t n = topo.shape[d];
@@ -776,13 +766,12 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
 int64_t collc::dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
                              bool evenCounts) {
   // Fewer parts than the most only when the model prices them clearly
-  // cheaper. Where the longest dimension's links bound the counts alike,
-  // the fluid model cannot tell them apart, and three parts' rotation is
-  // what holds up under SMPI: 64 KiB on 8x8x16 (in waves) 805684.5 us
-  // against 890220.4 for two; 256 B on 8x32x16 25469.4 against 31157.4,
-  // where the model put two 1.1% below three. Where fewer parts did win,
-  // the model had them 5% to 60% cheaper (8 B everywhere; 256 B on 4x4x4,
-  // 8x4x4 and 4x32x4).
+  // cheaper. Where the longest dimension's links bound every count alike
+  // the fluid model cannot tell them apart, but more parts keep more
+  // dimensions' links busy at once (their rotation), which it does not
+  // price. The margin is the model's own resolution: its estimates aim at
+  // ±10% of the time, so two within 5% of each other may be in either order
+  // (docs/design.md, "Cost model").
   constexpr double kMargin = 0.05;
   auto price = [&](int64_t parts) {
     return alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)

@@ -114,10 +114,9 @@ double windowStallUs(const TopologySpec &topo, int64_t bytes, double messages, d
 /// it, and each core copies the C
 /// blocks of a node out as soon as they arrive, so only the last node's
 /// copy (C·m·γ) follows the exchange; σ is a counter's latency (filled,
-/// then arrived). SMPI, 16×8 on a switch: 256 B 1518 µs, 2 KiB 11815 µs
-/// (95% of the node-link bound), 16 KiB 94390 µs. The leader staging the
-/// bytes in its own memory (C·P·m·γ of gather before the exchange) took
-/// 1938, 15170 and 121234 µs.
+/// then arrived). Sending straight out of the arena is what keeps the
+/// leader's own memory out of the path: a gather into its buffer first
+/// would add C·P·m·γ before the first byte leaves.
 double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// Seed 000's rule for the two-phase schedule's line: the dimension whose
@@ -133,13 +132,11 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 ///   T_line  = n_L·α + L_line·(Q·m + h)·β     (ties split: the detour)
 ///   T_round = (Q − 1)·α + L_plane·(m + h)·β
 ///   T = max(T_line + T_detour + T_round,
-///           max(Q·(m + h)·β, T_round) + (n_L − 0.8)·T_round)
+///           max(Q·(m + h)·β, T_round) + (n_L − 1)·T_round)
 /// line-bound: the last arrival (the tie, whose detour's legs run one after
 /// the other: T_detour = ⌈Q/2⌉·(m + h)·β) and its round; plane-bound: the
-/// rounds back to back once the first arrival is in, plus a fifth of a
-/// round for the tails in which a round's longest flows run alone. L: the busiest link's
-/// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
-/// 8x4x4 3718.0 us (docs/smpi.md, "Two-phase").
+/// rounds back to back once the first arrival is in. L: the busiest link's
+/// messages (productAlltoallLoad, acks included).
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// The rows of seed 000's virtual mesh (A3). Along each torus dimension d
@@ -180,13 +177,11 @@ struct MeshRows {
 /// one): the phases' link loads and receive overheads differ by mesh.
 /// Blocks cut along several dimensions (a row of 2×2×2 nodes) are built
 /// when the spec's `mesh` asks, but the model does not choose them: their
-/// columns cross every dimension, and no SMPI run has checked its price
-/// of them. BG/L network, 8 B:
-/// 8×8×8, 16 × 32 (parts 1,4,8) 130.4 µs against the seed's 32 × 16's
-/// 172.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
-/// 1428.9 µs, the seed's XZ planes 1746.7, the squarest 64 × 64 1991.8.
-/// A tie keeps the one enumerated first: consecutive rows, then the fewest
-/// cut dimensions.
+/// columns cross every dimension, where the product-set load below is the
+/// least exact. A short block favours fewer row peers (the row phase's α's
+/// are paid after its links), so the model's mesh is often narrower than
+/// the seed's. A tie keeps the one enumerated first: consecutive rows, then
+/// the fewest cut dimensions.
 MeshRows vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCounts);
 /// The mesh of the given parts (the spec's `mesh`); nullopt unless there is
 /// one per dimension and each divides its extent.
@@ -206,9 +201,9 @@ std::optional<MeshRows> meshOfParts(llvm::ArrayRef<int64_t> shape, int64_t ranks
 /// (the virtual mesh's other rows and columns), and they share the ring's
 /// links where they interleave: 8x8x8's columns take y ∈ {y0, y0 + 4} for
 /// each y0 < 4, and the four column families together put 4 messages, not
-/// 1, on a y link (collc --report on vmesh at 8x8x8: y+ carries 6 MiB, and
-/// SMPI ran 41194.9 us against 40768.6 us of link time for it; with the
-/// first family alone the two phases' busiest links summed to 5 MiB).
+/// 1, on a y link (collc --report agrees). Each flow also loads the reverse
+/// link with network.reverseLoad of itself (its acks). `busiestLinks`, if
+/// given, receives how many links of one ring carry the peak load.
 double productAlltoallLoad(const TopologySpec &topo,
                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
                            int64_t cores, double *busiestLinks = nullptr);
@@ -237,7 +232,8 @@ double countsSpread(double blocks, double links);
 /// on the x rings, columns on y and z), which one contention for the whole
 /// torus overstated by 25%. Behind a switch both phases load a node's link
 /// with its C ranks' messages. Without `evenCounts` (alltoallv whose counts
-/// vary) R and K are charged 1 + 1/sqrt(N), N the blocks on that link. Its
+/// vary) R and K are charged countsSpread(N, L), N the blocks on that
+/// link, L the links of one ring at its peak load. Its
 /// `proto` (a per-block size header) is 0 here: block sizes are known at
 /// bind (alltoall) or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
@@ -254,16 +250,17 @@ double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t core
 /// alltoall: P on a torus (the contention factor places them), P − C behind
 /// a switch, where only the other nodes' blocks leave a node (bench/smpi's
 /// node-link bound). The peak and the schedules staged per node
-/// (smp-leader, planned) use it; direct and smp-all-cores keep P, which
-/// their calibration against SMPI absorbed (with P − C, all-cores fell to
-/// 18 of 29 rows within 10%, from 23).
+/// (smp-leader, planned) use it; direct and smp-all-cores keep P: their
+/// on-node blocks go through the network interface too (the runtime's
+/// on-node path is the arena only in the staged schedules).
 double linkBlocks(const TopologySpec &topo);
 
-/// T_smp-all-cores ≈ (C − 1 + N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for seed
-/// 002's all-cores alltoall on N nodes of C cores: an intra-node exchange
-/// (C − 1 messages, every byte copied once through memory), then every core
-/// sends N − 1 messages of C blocks; the node's link carries what a direct
-/// exchange puts on it, with one header per C blocks.
+/// T_smp-all-cores ≈ (C − 1)·σ + 2(N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for
+/// seed 002's all-cores alltoall on N nodes of C cores: an intra-node
+/// exchange (C − 1 on-node messages, every byte copied once through
+/// memory), then every core sends N − 1 messages of C blocks and receives
+/// as many, each an overhead on its CPU; the node's link carries what a
+/// direct exchange puts on it, with one header per C blocks.
 double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// T_planned ≈ (2·(C − 1) + 2)·σ + (N − 1)/C·α + (P − C)·C*·(m + h/C²)·β
@@ -308,11 +305,12 @@ struct DimRingsOrders {
 DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts = 0);
 /// The parts dim-rings cuts a block into at `bytes` (alltoallv: the mean
 /// block, its counts even or not): the count the model prices cheapest if
-/// that is at least 5% below the most parts' price, else the most. More parts keep more dimensions' links busy at
-/// once; fewer send fewer messages, and the hand-off makes the parts cross
-/// a dimension one after the other, so short blocks are latency-bound on
-/// the chain of ring steps (SMPI, 8 B on 4x32x4: 3 parts 629.5 us, 1 part
-/// 222.6). The lowerings build this count unless the spec's `parts` says.
+/// that is at least 5% below the most parts' price (the model's
+/// resolution: half its ±10% aim), else the most. More parts keep more
+/// dimensions' links busy at once; fewer send fewer messages, and the
+/// hand-off makes the parts cross a dimension one after the other, so
+/// short blocks are latency-bound on the chain of ring steps. The
+/// lowerings build this count unless the spec's `parts` says.
 int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
                       bool evenCounts);
 
@@ -331,9 +329,8 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 ///               sharing its link with the step's delivered piece
 ///               (dimRingsChainWork); or its links if longer.
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
-/// ring one after the other. Headers are not counted. SMPI, bench network
-/// (results/dim-rings-parts.jsonl): 30 of 36 rows within 10% (the rest from −17.9% to +12.5%) for 1, 2 and
-/// 3 parts on 4x4x4, 8x4x4, 8x8x8 and 4x32x4 from 8 B to 1 KiB.
+/// ring one after the other. Headers are not counted; a ring's links carry
+/// its flows both ways, each way with the other's acks (× 1 + reverseLoad).
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
 /// stage an exchange within the ring: the fluid makespan with
@@ -341,8 +338,9 @@ double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts
 /// part and even ring, plus per stage a message start (three on an even
 /// ring: the detour's two legs) and the hops of the longest route; with
 /// uneven counts (the spec's default for alltoallv) and more than one part
-/// each stage pays for its most loaded link (one part shows no such spread
-/// under SMPI).
+/// each stage pays for its most loaded link: the hand-off makes a part wait
+/// for the other part's stage on the ring it enters; with one part a rank's
+/// next stage waits only for its own messages, whose load is the mean.
 double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                            int64_t parts);
 
