@@ -447,7 +447,7 @@ double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes, con
   // receives: with C blocks a message the overheads, not the bytes, bound
   // short blocks
   return (c - 1) * net.shmLatencyUs + 2 * (n - 1) * net.alphaUs +
-         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
+         linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
              nicFactor(topo, nic) +
          nicFillUs(topo, nic, bytes) + p * m * net.copyNsPerByte * 1e-3;
 }
@@ -836,7 +836,7 @@ double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double mess
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
-  return p * net.alphaUs + p * contention(topo) *
+  return p * net.alphaUs + linkBlocks(topo) * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
                                betaUs(net) * nicFactor(topo, nic) +
          nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);

@@ -249,10 +249,7 @@ double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t core
 /// The blocks of P that a node's busiest link carries per rank in an
 /// alltoall: P on a torus (the contention factor places them), P − C behind
 /// a switch, where only the other nodes' blocks leave a node (bench/smpi's
-/// node-link bound). The peak and the schedules staged per node
-/// (smp-leader, planned) use it; direct and smp-all-cores keep P: their
-/// on-node blocks go through the network interface too (the runtime's
-/// on-node path is the arena only in the staged schedules).
+/// node-link bound). Every alltoall formula and the peak use it.
 double linkBlocks(const TopologySpec &topo);
 
 /// T_smp-all-cores ≈ (C − 1)·σ + 2(N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for
