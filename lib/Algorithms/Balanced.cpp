@@ -22,7 +22,8 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
 }
 
 void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
-  e.timeUs = balancedAlltoallUs(spec.topology, e.bytes, decision.fifoDepth);
+  bool even = spec.collective.kind == CollectiveKind::Alltoall || spec.collective.evenCounts;
+  e.timeUs = balancedAlltoallUs(spec.topology, e.bytes, decision.fifoDepth, even);
   finishAlltoallEstimate(spec, e);
   e.contention = balancedContention(spec.topology);
 }

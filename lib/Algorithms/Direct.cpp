@@ -32,9 +32,11 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
     return;
   }
   // every core sends one block to each of the P − 1 other ranks
-  NicLoad nic{static_cast<double>(topo.ranksPerNode), static_cast<double>(topo.numRanks() - 1),
-              1, static_cast<double>(decision.fifoDepth)};
-  e.timeUs = directAlltoallUs(topo, e.bytes, nic);
+  bool even = spec.collective.kind == CollectiveKind::Alltoall || spec.collective.evenCounts;
+  NicLoad nic{static_cast<double>(topo.ranksPerNode),
+              static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
+              static_cast<double>(decision.fifoDepth)};
+  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even);
   finishAlltoallEstimate(spec, e, &nic);
 }
 

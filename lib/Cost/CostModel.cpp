@@ -348,6 +348,12 @@ static int64_t farthestHops(const TopologySpec &topo,
   return hops;
 }
 
+double collc::countsNonEmpty(bool evenCounts) {
+  // collc-run's random counts are 0 with probability 1/4, and a transfer of
+  // length 0 is skipped (docs/plan-format.md)
+  return evenCounts ? 1.0 : 0.75;
+}
+
 double collc::countsSpread(double blocks, double links) {
   // The collc-run random counts: 0 with probability 1/4, else uniform in
   // [1, N]: mean 3N/8, second moment N²/4, so variance 7N²/64 and
@@ -508,7 +514,8 @@ double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   return std::max(lineUs + detourUs + roundUs, std::max(fillUs, roundUs) + (nl - 1) * roundUs);
 }
 
-double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth) {
+double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth,
+                                 bool evenCounts) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   double t = static_cast<double>(tieBlocks(topo));
@@ -531,7 +538,8 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
                      t * static_cast<double>(bytes)) *
                 betaUs(net);
   // FIFO 0 carries the direct exchange's P − 1 steps in windows
-  return std::max(busiest * net.alphaUs, (p + 2 * t) * net.alphaUs + link) +
+  double sent = countsNonEmpty(evenCounts); // the empty blocks' messages skipped
+  return std::max(busiest * sent * net.alphaUs, (p + 2 * t) * sent * net.alphaUs + link) +
          windowStallUs(topo, bytes, p - 1, static_cast<double>(fifoDepth));
 }
 
@@ -833,10 +841,12 @@ double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double mess
   return (windows - 1) * stall;
 }
 
-double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
+double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
+                               bool evenCounts) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
-  return p * net.alphaUs + linkBlocks(topo) * contention(topo) *
+  // every block its own message (the empty ones skipped)
+  return p * countsNonEmpty(evenCounts) * net.alphaUs + linkBlocks(topo) * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
                                betaUs(net) * nicFactor(topo, nic) +
          nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);

@@ -90,7 +90,8 @@ double balancedContention(const TopologySpec &topo);
 int64_t tieBlocks(const TopologySpec &topo);
 
 /// T_balanced, see above, plus its FIFO windows' stalls (windowStallUs).
-double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth);
+double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth,
+                          bool evenCounts = true);
 
 /// The mean hops of a message between two nodes: per dimension the mean
 /// distance the router takes (the shorter way round a ring; along a line
@@ -216,6 +217,11 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// √(2 ln L) deviations). CV = √7/3: the spec gives only the mean block, and
 /// uneven counts are priced as collc-run's --counts random draws them.
 double countsSpread(double blocks, double links);
+
+/// The fraction of blocks that travel as messages: 1 for even counts; 3/4
+/// for uneven ones, priced as collc-run's --counts random draws them (a
+/// quarter empty), whose empty transfers a plan skips.
+double countsNonEmpty(bool evenCounts);
 
 /// T_vmesh ≈ (Pvx − 1)·α + R + max(K, (Pvy − 1)·α) + α + m·γ, with
 /// R = L_row·(Pvy·m + h)·β and K = L_col·(Pvx·m + h)·β: seed 000's eq. 4
@@ -355,7 +361,8 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 /// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks, plus
 /// the NIC's terms and the FIFO window's stalls (windowStallUs over
 /// nic.messages with nic.depth).
-double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
+double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
+                        bool evenCounts = true);
 
 /// T_peak = P·C*·m·β: the bisection-limited time with no startup or header
 /// (ties balanced: the bound no routing can beat); behind a switch
