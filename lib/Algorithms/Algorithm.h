@@ -87,8 +87,9 @@ Weighing weighAlgorithms(const Spec &spec);
 std::optional<std::string> whyNotSmpCluster(const Spec &spec);
 
 /// Shared by the alltoall(v) modules: the estimate's % of the bisection
-/// bound and, behind a NIC, its slowdown.
-void finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate);
+/// bound and, behind a NIC, the slowdown of the module's NIC load.
+void finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate,
+                            const NicLoad *nic = nullptr);
 
 } // namespace collc
 

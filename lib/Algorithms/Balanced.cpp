@@ -21,8 +21,9 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
-  e.timeUs = balancedAlltoallUs(spec.topology, e.bytes);
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  bool even = spec.collective.kind == CollectiveKind::Alltoall || spec.collective.evenCounts;
+  e.timeUs = balancedAlltoallUs(spec.topology, e.bytes, decision.fifoDepth, even);
   finishAlltoallEstimate(spec, e);
   e.contention = balancedContention(spec.topology);
 }

@@ -25,13 +25,19 @@ void decide(const Spec &spec, Decision &decision) {
     decision.order = "random";
 }
 
-void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  const TopologySpec &topo = spec.topology;
   if (spec.collective.kind == CollectiveKind::Allgatherv) {
-    e.timeUs = directAllgathervUs(spec.topology, e.bytes);
+    e.timeUs = directAllgathervUs(topo, e.bytes);
     return;
   }
-  e.timeUs = directAlltoallUs(spec.topology, e.bytes);
-  finishAlltoallEstimate(spec, e);
+  // every core sends one block to each of the P − 1 other ranks
+  bool even = spec.collective.kind == CollectiveKind::Alltoall || spec.collective.evenCounts;
+  NicLoad nic{static_cast<double>(topo.ranksPerNode),
+              static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
+              static_cast<double>(decision.fifoDepth)};
+  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even);
+  finishAlltoallEstimate(spec, e, &nic);
 }
 
 } // namespace

@@ -7,13 +7,21 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Algorithms/Algorithm.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace collc;
 
 namespace {
 
-void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
-  e.timeUs = plannedAlltoallvUs(spec.topology, e.bytes);
-  finishAlltoallEstimate(spec, e);
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  const TopologySpec &topo = spec.topology;
+  double c = static_cast<double>(topo.ranksPerNode), n = static_cast<double>(topo.numNodes());
+  // the N − 1 node pairs spread over the node's cores, C² blocks a message
+  NicLoad nic{std::min(c, n - 1), std::ceil((n - 1) / c), c * c,
+              static_cast<double>(decision.fifoDepth)};
+  e.timeUs = plannedAlltoallvUs(topo, e.bytes, nic);
+  finishAlltoallEstimate(spec, e, &nic);
 }
 
 } // namespace

@@ -51,12 +51,13 @@ Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
   return decision;
 }
 
-void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate) {
+void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate,
+                                   const NicLoad *nic) {
   // one node has no link to bound it
   if (double peak = peakAlltoallUs(spec.topology, estimate.bytes); peak > 0)
     estimate.percentOfPeak = percentOfPeak(peak, estimate.timeUs);
-  if (spec.topology.nic.kind != NicKind::None)
-    estimate.nicSlowdown = nicSlowdown(spec.topology, estimate.algorithm);
+  if (nic && spec.topology.nic.kind != NicKind::None)
+    estimate.nicSlowdown = nicSlowdown(spec.topology, *nic);
 }
 
 Weighing collc::weighAlgorithms(const Spec &spec) {

@@ -11,9 +11,13 @@ using namespace collc;
 
 namespace {
 
-void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
-  e.timeUs = smpAllCoresAlltoallUs(spec.topology, e.bytes);
-  finishAlltoallEstimate(spec, e);
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  const TopologySpec &topo = spec.topology;
+  double c = static_cast<double>(topo.ranksPerNode), n = static_cast<double>(topo.numNodes());
+  // every core sends N − 1 messages of C blocks
+  NicLoad nic{c, n - 1, c, static_cast<double>(decision.fifoDepth)};
+  e.timeUs = smpAllCoresAlltoallUs(topo, e.bytes, nic);
+  finishAlltoallEstimate(spec, e, &nic);
 }
 
 } // namespace

@@ -17,9 +17,13 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
   return std::nullopt;
 }
 
-void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
-  e.timeUs = smpLeaderAlltoallUs(spec.topology, e.bytes);
-  finishAlltoallEstimate(spec, e);
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
+  const TopologySpec &topo = spec.topology;
+  double c = static_cast<double>(topo.ranksPerNode), n = static_cast<double>(topo.numNodes());
+  // one core, the leader, sends N − 1 messages of the node's C² blocks
+  NicLoad nic{1, n - 1, c * c, static_cast<double>(decision.fifoDepth)};
+  e.timeUs = smpLeaderAlltoallUs(topo, e.bytes, nic);
+  finishAlltoallEstimate(spec, e, &nic);
 }
 
 } // namespace

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Algorithms/Algorithm.h"
 
+#include <algorithm>
+
 using namespace collc;
 
 namespace {
@@ -45,11 +47,14 @@ void decide(const Spec &spec, Decision &decision) {
 void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
   const TopologySpec &topo = spec.topology;
   MeshRows rows = *meshOfParts(topo.shape, topo.ranksPerNode, decision.mesh);
-  e.timeUs = vmeshAlltoallUs(topo, e.bytes, evenBlocks(spec), rows);
+  // each core sends to its row peers, then its column peers, each message
+  // combining the blocks of the other side: the wider side's count
+  double widest = static_cast<double>(std::max(rows.width, rows.height));
+  NicLoad nic{static_cast<double>(topo.ranksPerNode), widest - 1, widest,
+              static_cast<double>(decision.fifoDepth)};
+  e.timeUs = vmeshAlltoallUs(topo, e.bytes, evenBlocks(spec), rows, nic);
   e.shape = rows.describe();
-  finishAlltoallEstimate(spec, e);
-  if (topo.nic.kind != NicKind::None) // of this mesh, not the generic vmesh's
-    e.nicSlowdown = vmeshNicSlowdown(topo, rows);
+  finishAlltoallEstimate(spec, e, &nic);
 }
 
 } // namespace

@@ -26,7 +26,9 @@ static bool hasTies(const TopologySpec &topo, size_t d) {
          wraps && topo.shape[d] % 2 == 0;
 }
 
-double collc::contention(const TopologySpec &topo, bool balanced) {
+/// The forward contention alone: what the bisection bound and the throttle
+/// (seed 000's eq. 2) count.
+static double forwardContention(const TopologySpec &topo, bool balanced) {
   // Behind a non-blocking switch a node's one link is the only bottleneck.
   if (topo.fabric == Fabric::Switch)
     return static_cast<double>(topo.ranksPerNode);
@@ -40,12 +42,30 @@ double collc::contention(const TopologySpec &topo, bool balanced) {
   return worst * static_cast<double>(topo.ranksPerNode);
 }
 
+double collc::contention(const TopologySpec &topo, bool balanced) {
+  double r = topo.network.reverseLoad;
+  if (topo.fabric == Fabric::Switch) // a node's link out also carries the acks of what comes in
+    return static_cast<double>(topo.ranksPerNode) * (1 + r);
+  double worst = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    double n = static_cast<double>(topo.shape[d]);
+    // with ties going +, the + link carries the distances 1..n/2 and the
+    // acks of the − link's 1..n/2 − 1; otherwise both directions alike
+    double c = !wraps ? n / 4 * (1 + r)
+               : !balanced && hasTies(topo, d) ? (n + 2) / 8 + r * (n - 2) / 8
+                                               : n / 8 * (1 + r);
+    worst = std::max(worst, c);
+  }
+  return worst * static_cast<double>(topo.ranksPerNode);
+}
+
 int64_t collc::bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes) {
   constexpr double kMaxDepth = 65535; // the largest the format holds (F2)
   double m = static_cast<double>(std::max<int64_t>(1, bytes));
   double beta = topo.network.betaNsPerByte;
   double held = topo.network.alphaUs * 1000 + m * beta; // ns
-  double drained = contention(topo, /*balanced=*/true) * m * beta;
+  double drained = forwardContention(topo, /*balanced=*/true) * m * beta;
   if (!(drained > 0))
     return static_cast<int64_t>(kMaxDepth);
   return static_cast<int64_t>(std::clamp(std::ceil(held / drained), 1.0, kMaxDepth));
@@ -59,7 +79,7 @@ double collc::balancedContention(const TopologySpec &topo) {
   double c = contention(topo, /*balanced=*/true);
   for (size_t d = 0; d < topo.shape.size(); ++d)
     if (topo.shape[d] == 2 && hasTies(topo, d))
-      c = std::max(c, 0.5 * static_cast<double>(topo.ranksPerNode)); // (2 + 2)/8
+      c = std::max(c, 0.5 * static_cast<double>(topo.ranksPerNode)); // (2 + 2)/8, no acks against it
   return c;
 }
 
@@ -70,50 +90,27 @@ int64_t collc::tieBlocks(const TopologySpec &topo) {
   return topo.numNodes() - untied;
 }
 
-/// A vmesh rank's NIC load: its row peers', then its column peers' messages,
-/// each combining the blocks of the other dimension.
-static NicLoad vmeshNicLoad(const TopologySpec &topo, const MeshRows &rows) {
-  double widest = static_cast<double>(std::max(rows.width, rows.height));
-  return {static_cast<double>(topo.ranksPerNode), widest - 1, widest};
-}
-
-collc::NicLoad collc::nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm) {
-  double c = static_cast<double>(topo.ranksPerNode);
-  double n = static_cast<double>(topo.numNodes());
-  if (algorithm == "smp-leader")
-    return {1, n - 1, c * c};
-  if (algorithm == "smp-all-cores")
-    return {c, n - 1, c};
-  if (algorithm == "planned") // the node pairs spread over the node's cores
-    return {std::min(c, n - 1), std::ceil((n - 1) / c), c * c};
-  if (algorithm == "vmesh") // a NIC is behind a switch, where the mesh does not depend on the size
-    return vmeshNicLoad(topo, vmeshRows(topo, /*bytes=*/0, /*evenCounts=*/true));
-  return {c, static_cast<double>(topo.numRanks()) - 1, 1}; // direct
-}
-
-static double nicSlowdownOf(const TopologySpec &topo, const NicLoad &load, llvm::StringRef algorithm) {
-  double window = static_cast<double>(algorithms::defaultFifoDepth(algorithm));
-  double flows = load.cores * std::min(window, std::max(1.0, load.messages));
+double collc::nicSlowdown(const TopologySpec &topo, const NicLoad &load) {
+  double flows = load.cores * std::min(std::max(1.0, load.depth), std::max(1.0, load.messages));
   return 1 / topo.nic.linkShare(topo.network.linkMBPerS, load.cores, flows);
 }
 
-double collc::nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm) {
-  return nicSlowdownOf(topo, nicLoadOf(topo, algorithm), algorithm);
+/// The factor on a node link's time (contention() counts its acks) behind
+/// the NIC: an offload NIC slows the link itself, acks and all; an onload
+/// one limits what the cores inject, which the acks do not load, so the
+/// slower of the two binds.
+static double nicFactor(const TopologySpec &topo, const NicLoad &load) {
+  double slowdown = nicSlowdown(topo, load);
+  if (topo.nic.kind == NicKind::Onload)
+    return std::max(1.0, slowdown / (1 + topo.network.reverseLoad));
+  return slowdown;
 }
 
-double collc::vmeshNicSlowdown(const TopologySpec &topo, const MeshRows &rows) {
-  return nicSlowdownOf(topo, vmeshNicLoad(topo, rows), "vmesh");
-}
-
-static double nicFillOf(const TopologySpec &topo, const NicLoad &load, int64_t bytes) {
+double collc::nicFillUs(const TopologySpec &topo, const NicLoad &load, int64_t bytes) {
   if (topo.nic.kind != NicKind::Onload)
     return 0;
   double message = load.blocksPerMessage * static_cast<double>(bytes);
   return message / topo.nic.coreMBPerS; // MB/s = B/µs
-}
-
-double collc::nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes) {
-  return nicFillOf(topo, nicLoadOf(topo, algorithm), bytes);
 }
 
 namespace {
@@ -134,13 +131,13 @@ double collc::linkBlocks(const TopologySpec &topo) {
   return topo.fabric == Fabric::Switch ? p - static_cast<double>(topo.ranksPerNode) : p;
 }
 
-double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
   return (n - 1) * net.alphaUs + 2 * net.shmLatencyUs +
          linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) * nicSlowdown(topo, "smp-leader") +
-         nicFillUs(topo, "smp-leader", bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
+             betaUs(net) * nicFactor(topo, nic) +
+         nicFillUs(topo, nic, bytes) + (p + c) * m * net.copyNsPerByte * 1e-3;
 }
 
 int64_t MeshRows::cuts() const {
@@ -233,7 +230,7 @@ MeshRows collc::vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCoun
     for (const MeshRows &mesh : candidates) {
       if (mesh.width < 2 || mesh.height < 2 || mesh.cuts() > 1)
         continue;
-      double us = vmeshAlltoallUs(topo, bytes, evenCounts, mesh);
+      double us = vmeshAlltoallUs(topo, bytes, evenCounts, mesh, NicLoad{}); // no NIC on a torus
       if (!best || us < bestUs * (1 - 1e-9)) {
         best = &mesh;
         bestUs = us;
@@ -253,12 +250,13 @@ static llvm::SmallVector<int64_t, 8> coordinates(int64_t from, int64_t to, int64
 
 double collc::productAlltoallLoad(const TopologySpec &topo,
                                   llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
-                                  int64_t cores) {
+                                  int64_t cores, double *busiestLinks) {
   double members = 1;
   for (const auto &set : sets)
     members *= static_cast<double>(set.size());
   bool adaptive = topo.routing == Routing::Adaptive;
-  double worst = 0;
+  double reverse = topo.network.reverseLoad;
+  double worst = 0, links = 0;
   for (size_t d = 0; d < sets.size(); ++d) {
     int64_t n = topo.shape[d];
     bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
@@ -268,6 +266,7 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
       for (int64_t h = 0, at = from; h < hops; ++h) {
         int64_t link = dir == 0 ? at : (at - 1 + n) % n; // the link's lower end
         load[2 * static_cast<size_t>(link) + dir] += weight;
+        load[2 * static_cast<size_t>(link) + 1 - dir] += weight * reverse; // its acks
         at = (at + (dir == 0 ? 1 : -1) + n) % n;
       }
     };
@@ -315,8 +314,19 @@ double collc::productAlltoallLoad(const TopologySpec &topo,
       exchange(group);
     }
     double ring = *std::max_element(load.begin(), load.end());
-    worst = std::max(worst, ring * members / static_cast<double>(sets[d].size()));
+    double dimLoad = ring * members / static_cast<double>(sets[d].size());
+    // the ring's links at its peak: those one group's exchange waits for
+    double atPeak = static_cast<double>(llvm::count_if(
+        load, [&](double l) { return l > 0 && l >= ring * (1 - 1e-9); }));
+    if (dimLoad > worst * (1 + 1e-9)) {
+      worst = dimLoad;
+      links = atPeak;
+    } else if (dimLoad >= worst * (1 - 1e-9)) {
+      links += atPeak;
+    }
   }
+  if (busiestLinks)
+    *busiestLinks = links;
   return worst * static_cast<double>(cores * cores);
 }
 
@@ -338,19 +348,39 @@ static int64_t farthestHops(const TopologySpec &topo,
   return hops;
 }
 
+double collc::countsNonEmpty(bool evenCounts) {
+  // collc-run's random counts are 0 with probability 1/4, and a transfer of
+  // length 0 is skipped (docs/plan-format.md)
+  return evenCounts ? 1.0 : 0.75;
+}
+
+double collc::countsSpread(double blocks, double links) {
+  // The collc-run random counts: 0 with probability 1/4, else uniform in
+  // [1, N]: mean 3N/8, second moment N²/4, so variance 7N²/64 and
+  // CV = (√7·N/8)/(3N/8) = √7/3.
+  static const double kCountsCV = std::sqrt(7.0) / 3;
+  if (blocks <= 0 || links <= 1)
+    return 1;
+  return 1 + kCountsCV * std::sqrt(2 * std::log(links)) / std::sqrt(blocks);
+}
+
 double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
-                              const MeshRows &rows) {
+                              const MeshRows &rows, const NicLoad &nicLoad) {
   const NetworkParams &net = topo.network;
   double m = static_cast<double>(bytes);
   double h = static_cast<double>(net.headerBytes);
   double pvx = static_cast<double>(rows.width), pvy = static_cast<double>(rows.height);
   double rowLoad, colLoad;
+  double rowLinks = 0, colLinks = 0; // the directed links at each phase's peak
   int64_t rowHops = 0, colHops = 0; // to the farthest peer (a switch: none counted)
   if (topo.fabric == Fabric::Switch) {
     // a node's link carries its C ranks' messages to the other nodes
     double c = static_cast<double>(topo.ranksPerNode);
     rowLoad = c * (pvx - c);
     colLoad = c * (pvy - 1);
+    // the links of a row's (a column's) nodes, each way
+    rowLinks = 2 * pvx / c;
+    colLinks = 2 * pvy;
   } else {
     // along each dimension a row takes a segment from 0, a column that
     // segment's multiples (both tile the ring with their translates)
@@ -360,28 +390,24 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
       row.push_back(coordinates(0, segment));
       col.push_back(coordinates(0, topo.shape[d], segment));
     }
-    rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode);
+    rowLoad = productAlltoallLoad(topo, row, topo.ranksPerNode, &rowLinks);
     rowHops = farthestHops(topo, row);
     colHops = farthestHops(topo, col);
     // A node's C cores are in C different columns over the same nodes (a
     // row holds the node's cores), and the C columns exchange at once.
-    colLoad = productAlltoallLoad(topo, col, 1) * static_cast<double>(topo.ranksPerNode);
+    colLoad = productAlltoallLoad(topo, col, 1, &colLinks) * static_cast<double>(topo.ranksPerNode);
   }
-  NicLoad nicLoad = vmeshNicLoad(topo, rows);
-  double nic = nicSlowdownOf(topo, nicLoad, "vmesh");
-  // With counts that vary (the model knows only their mean) the busiest
-  // link carries N blocks, N = its messages times the blocks each combines,
-  // and its load spreads by about 1/sqrt(N) of the mean's: the collc-run
-  // random counts with zeros (seed 1), loads computed on the busiest link,
-  // 8x8x8 (N = 640, 1024): +2.8% to +4.8%; 8x4x4 (N = 160, 128): +5.3%,
-  // +3.9%.
-  // (A phase whose busiest link carries nothing, rows within one node
-  // behind a switch, has no spread.)
-  auto spread = [&](double blocks) {
-    return evenCounts || blocks <= 0 ? 1.0 : 1 + 1 / std::sqrt(blocks);
+  double nic = nicFactor(topo, nicLoad);
+  // With counts that vary (the model knows only their mean) a phase ends
+  // with its busiest link, the most loaded of the links its peak load puts
+  // on (countsSpread).
+  auto spread = [&](double blocks, double links) {
+    return evenCounts ? 1.0 : countsSpread(blocks, links);
   };
-  double rowUs = rowLoad * (pvy * m + h) * betaUs(net) * nic * spread(rowLoad * pvy);
-  double colUs = colLoad * (pvx * m + h) * betaUs(net) * nic * spread(colLoad * pvx);
+  double rowUs =
+      rowLoad * (pvy * m + h) * betaUs(net) * nic * spread(rowLoad * pvy, rowLinks);
+  double colUs =
+      colLoad * (pvx * m + h) * betaUs(net) * nic * spread(colLoad * pvx, colLinks);
   // The receive overhead α per message is the rank's own time, so a phase
   // takes its busiest link's time, its α's, or both, as their overlap
   // allows. Every rank starts the row phase at once, and the flows sharing
@@ -390,16 +416,11 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
   // phase starts when the row phase ends at each rank, which differs by
   // rank, so its arrivals spread out and its α's are paid while the others
   // are on the wire: max(colUs, (Pvy − 1)·α), and the α of the last one.
-  // (SMPI trace, 8x8x8 at 8 B, 147.4 us traced against 139.9 untraced:
-  // the row receives end at 58-98 us, rowUs 29.3 + 31 α 52.7 = 82; the
-  // columns take 47-52 us, colUs 46.8. Charging both phases in full was
-  // +10.3% there and +15.0% on 8x4x4.)
   //
   // A message also takes a hop latency per link. The nearest peer's
   // arrives after one hop, and the α's queue behind it; the farthest's
-  // after rowHops (colHops), and only its own α follows. (Without this
-  // the model was 41-60% under SMPI for vmesh on rings of 8 to 64 at 8 B,
-  // whose columns reach n/2 hops, and 24% under on 4x32x4.)
+  // after rowHops (colHops), and only its own α follows: on long rings a
+  // column reaches n/2 hops, which short blocks feel.
   // (Peers within a node take no hop; behind a switch the model counts none.)
   double hop = net.hopLatencyUs;
   auto nearest = [&](int64_t farthest) { return farthest > 0 ? hop : 0.0; };
@@ -410,11 +431,9 @@ double collc::vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool even
                               net.alphaUs
                         : 0;
   // The re-sort between the phases is no copy: phase 2's messages gather
-  // their blocks (MPI datatypes), which the runtime's simulator
-  // (simulate.c) and SMPI charge nothing beyond the message. Charging the
-  // seed's P·m·γ re-sort put every 1 KiB-64 KiB row 4-10% above SMPI
-  // (8x8x8 4 KiB: 42378.8 against 41194.9 µs). The only COPY is the own block.
-  return rowUs + (pvx > 1 ? rowEnd : 0) + cols + nicFillOf(topo, nicLoad, bytes) +
+  // their blocks (MPI datatypes), which cost nothing beyond the message, so
+  // the seed's P·m·γ re-sort is not charged. The only COPY is the own block.
+  return rowUs + (pvx > 1 ? rowEnd : 0) + cols + nicFillUs(topo, nicLoad, bytes) +
          m * net.copyNsPerByte * 1e-3;
 }
 
@@ -427,22 +446,25 @@ double collc::smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64
          blocks * net.shmLatencyUs;
 }
 
-double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
-  return (c - 1) * net.shmLatencyUs + (n - 1) * net.alphaUs +
-         p * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
-             nicSlowdown(topo, "smp-all-cores") +
-         nicFillUs(topo, "smp-all-cores", bytes) + p * m * net.copyNsPerByte * 1e-3;
+  // a core's CPU pays α for each of its N − 1 network sends and N − 1
+  // receives: with C blocks a message the overheads, not the bytes, bound
+  // short blocks
+  return (c - 1) * net.shmLatencyUs + 2 * (n - 1) * net.alphaUs +
+         linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / c) * betaUs(net) *
+             nicFactor(topo, nic) +
+         nicFillUs(topo, nic, bytes) + p * m * net.copyNsPerByte * 1e-3;
 }
 
-double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes) {
+double collc::plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic) {
   const NetworkParams &net = topo.network;
   auto [c, n, p, m] = smpSizes(topo, bytes);
   // collect: C − 1 copies into the arena and a counter
   return (2 * (c - 1) + 2) * net.shmLatencyUs + (n - 1) / c * net.alphaUs +
          linkBlocks(topo) * contention(topo) * (m + static_cast<double>(net.headerBytes) / (c * c)) *
-             betaUs(net) * nicSlowdown(topo, "planned") + nicFillUs(topo, "planned", bytes) +
+             betaUs(net) * nicFactor(topo, nic) + nicFillUs(topo, nic, bytes) +
          2 * p * m * net.copyNsPerByte * 1e-3;
 }
 
@@ -489,25 +511,36 @@ double collc::twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes) {
   // the other) and its round; plane-bound: rounds back to back once the
   // first arrival is in
   double detourUs = detour ? (q - std::floor(q / 2)) * (m + h) * betaUs(net) : 0;
-  // Plane-bound rounds do not overlap perfectly: each ends with its longest
-  // flows alone on their links (SMPI, 4 KiB: 4x4x4 1358.9 us measured
-  // against 1293.5 back to back, 8x8x4 8392.3 against 7917.9): a fifth of a
-  // round more.
-  constexpr double kRoundTail = 0.2;
-  return std::max(lineUs + detourUs + roundUs,
-                  std::max(fillUs, roundUs) + (nl - 1 + kRoundTail) * roundUs);
+  return std::max(lineUs + detourUs + roundUs, std::max(fillUs, roundUs) + (nl - 1) * roundUs);
 }
 
-double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth,
+                                 bool evenCounts) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   double t = static_cast<double>(tieBlocks(topo));
   double c = balancedContention(topo);
-  // tie blocks travel as two halves, each with its own message and header
-  return (p + 2 * t) * net.alphaUs +
-         c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
-              t * static_cast<double>(bytes)) *
-             betaUs(net);
+  // A tie block goes as two halves, the second through one intermediate
+  // per tie dimension (LowerBalanced.cpp). The blocks a tie away along d
+  // number P/n_d, and each of their detours takes a forward in d; the rank
+  // at n/2 + 1 along d forwards for two sources (n/2 and its + neighbour),
+  // most ranks for one, so the busiest rank forwards 2·F, F = Σ_d P/n_d.
+  double forwards = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d)
+    if (hasTies(topo, d))
+      forwards += p / static_cast<double>(topo.shape[d]);
+  double busiest = (p - 1 - t) + 2 * t + 2 * forwards;
+  // An average rank sends P + 2t messages, whose overheads precede its share
+  // of the busiest link (tie blocks travel as two halves, each with its own
+  // message and header); the busiest rank's extra forwards run while the
+  // links are busy and show only when its overheads alone take longer.
+  double link = c * ((p + t) * static_cast<double>(bytes + net.headerBytes) -
+                     t * static_cast<double>(bytes)) *
+                betaUs(net);
+  // FIFO 0 carries the direct exchange's P − 1 steps in windows
+  double sent = countsNonEmpty(evenCounts); // the empty blocks' messages skipped
+  return std::max(busiest * sent * net.alphaUs, (p + 2 * t) * sent * net.alphaUs + link) +
+         windowStallUs(topo, bytes, p - 1, static_cast<double>(fifoDepth));
 }
 
 double collc::dimRingsStageWork(int64_t n) {
@@ -534,21 +567,19 @@ double collc::dimRingsChainWork(int64_t n) {
 double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool spread) {
   double work = dimRingsStageWork(n);
   if (n % 2 == 0 && n > 2) {
-    // The detour's second leg starts once all of its first has arrived, so
-    // it runs partly alone at the end of the stage: about one unit more, a
-    // little more on longer rings (SMPI, regular 8 KiB blocks: 4x4 1.244x
-    // the bound, 6x6 1.183x, 8x8 1.140x; 4 KiB on 4x4x4 1.239x).
-    work += 1 + double(n - 4) / 32;
+    // The tie's detoured half travels as n/2 − 1 forwarding steps after
+    // its first leg (LowerDimRingsV.cpp), each carrying half a distance's
+    // items (4/n units) once the rest of the stage has left the link: they
+    // run alone, one after the other, (n/2 − 1)·4/n = 2 − 4/n units.
+    work += 2 - 4 / double(n);
   }
   // A stage ends with its most loaded link, and the next waits for it. With
-  // counts that vary (the model knows only their mean), a ring message sums
-  // Q = P/n blocks, so link loads spread by about 1/sqrt(Q) of their mean
-  // (SMPI, random counts with zeros, mean 1.5 KiB: 4x4x4 1.71x the bound
-  // against 1.24x for regular blocks, 8x4x4 1.55x against 1.29x).
+  // counts that vary (the model knows only their mean) the busiest link
+  // carries N = n·P/8 part-blocks (n units of P/8); a ring's ranks move
+  // on when their ring's 2n links are done (countsSpread).
   if (!spread)
     return work;
-  double q = std::max(1.0, double(ranks) / double(std::max<int64_t>(n, 1)));
-  return work * (1 + 1.5 / std::sqrt(q));
+  return work * countsSpread(double(n) * double(ranks) / 8, 2 * double(n));
 }
 
 double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
@@ -571,8 +602,7 @@ double collc::dimRingsStages(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> order
   // entering dimension d at stage k > 0 waits until every other part whose
   // stage k − 1 is on d has finished it. Without this rule the model let a
   // part share a dimension the schedule keeps it off, and chose orders the
-  // schedule runs slower (8x16x16: 56 units predicted as shared, 48 with
-  // the hand-off and the orders it picks).
+  // schedule runs slower.
   auto waiting = [&](size_t p) {
     size_t k = stage[p];
     if (k == 0 || k >= stages)
@@ -659,8 +689,7 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64
   // One part: every order has the same makespan (its stages run one after
   // the other). The ranks leave a stage spread apart, and each step of the
   // next waits for its neighbours, so the longest chain of steps goes first
-  // while they are in step (SMPI, 8 B, 1 part: 32x4x4 254.9 us, 4x4x32
-  // 350.9).
+  // while they are in step.
   if (np == 1)
     std::stable_sort(best.orders[0].begin(), best.orders[0].end(),
                      [&](int64_t a, int64_t b) { return shape[a] > shape[b]; });
@@ -672,7 +701,9 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts);
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
-  double unitUs = p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
+  // a ring's links carry its flows both ways, and each way the other's acks
+  double unitUs =
+      p * static_cast<double>(bytes) / parts / 8 * betaUs(net) * (1 + net.reverseLoad);
   // A stage on a ring of n: h = ⌊n/2⌋ steps, 2(2h − 1) messages received
   // (4 a step, 2 in the tie's).
   auto stepsOf = [](int64_t n) { return static_cast<double>(n / 2); };
@@ -693,8 +724,7 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   // shared by every part running at the moment), its
   // hop, and the forward piece's bytes (dimRingsChainWork). The hand-off
   // makes parts cross a dimension one after the other, so a long ring's
-  // chain is paid once per part (SMPI, 8 B on 4x32x4: 3 parts 629.5 us,
-  // 1 part 222.6; the max of the other two terms said 465.4 and 213.8).
+  // chain is paid once per part.
   double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
                                                                 int running) {
     int64_t n = topo.shape[d];
@@ -712,10 +742,12 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
                                   int64_t numParts) {
   const NetworkParams &net = topo.network;
   DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts);
-  // The spread of uneven counts (dimRingsVStageWork) was measured with
-  // several parts; one part shows none: its rows with random counts sit
-  // 14-26% below the estimate with it, by its factor (SMPI,
-  // results/dim-rings-parts.jsonl: 4x4x4, 8x4x4 and 8x8x8, 64 B to 1 KiB).
+  // Uneven counts spread the links' loads (dimRingsVStageWork), but only
+  // the hand-off turns that into waiting: with several parts a part enters
+  // a dimension only when the other part's stage on it has ended at this
+  // rank, i.e. after the ring's slowest link. With one part nothing waits
+  // for the ring: a rank's next stage starts when its own messages are in,
+  // and its own load is the mean's.
   bool spread = !evenCounts && chosen.orders.size() > 1;
   auto stageWork = [&](int64_t n) { return dimRingsVStageWork(n, topo.numRanks(), spread); };
   double parts = static_cast<double>(chosen.orders.size());
@@ -733,7 +765,8 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
     // longest route, and the detour's second leg
     critical += (split ? 3 : 1) * net.alphaUs + static_cast<double>(n / 2) * net.hopLatencyUs;
   }
-  double links = makespan * p * static_cast<double>(bytes) / parts / 8 * betaUs(net);
+  double links = makespan * p * static_cast<double>(bytes) / parts / 8 * betaUs(net) *
+                 (1 + net.reverseLoad);
   double overheads = parts * receives * net.alphaUs;
   return std::max(links, overheads) + critical;
 }
@@ -741,13 +774,12 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
 int64_t collc::dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
                              bool evenCounts) {
   // Fewer parts than the most only when the model prices them clearly
-  // cheaper. Where the longest dimension's links bound the counts alike,
-  // the fluid model cannot tell them apart, and three parts' rotation is
-  // what holds up under SMPI: 64 KiB on 8x8x16 (in waves) 805684.5 us
-  // against 890220.4 for two; 256 B on 8x32x16 25469.4 against 31157.4,
-  // where the model put two 1.1% below three. Where fewer parts did win,
-  // the model had them 5% to 60% cheaper (8 B everywhere; 256 B on 4x4x4,
-  // 8x4x4 and 4x32x4).
+  // cheaper. Where the longest dimension's links bound every count alike
+  // the fluid model cannot tell them apart, but more parts keep more
+  // dimensions' links busy at once (their rotation), which it does not
+  // price. The margin is the model's own resolution: its estimates aim at
+  // ±10% of the time, so two within 5% of each other may be in either order
+  // (docs/design.md, "Cost model").
   constexpr double kMargin = 0.05;
   auto price = [&](int64_t parts) {
     return alltoallv ? dimRingsAlltoallvUs(topo, bytes, evenCounts, parts)
@@ -772,20 +804,59 @@ double collc::pointToPointUs(const NetworkParams &net, int64_t bytes,
              betaUs(net);
 }
 
-double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes) {
+double collc::meanHops(const TopologySpec &topo) {
+  if (topo.fabric == Fabric::Switch)
+    return topo.numNodes() > 1 ? 2 : 0; // up to the switch and down
+  double hops = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    int64_t n = topo.shape[d];
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    double sum = 0; // over the n offsets (0 included), as the router goes
+    for (int64_t o = 0; o < n; ++o)
+      sum += static_cast<double>(wraps ? std::min(o, n - o) : o);
+    // a line: the mean distance over ordered pairs, Σ_o 2(n − o)·o / n²
+    if (!wraps) {
+      sum = 0;
+      for (int64_t o = 1; o < n; ++o)
+        sum += 2.0 * static_cast<double>((n - o) * o) / static_cast<double>(n);
+    }
+    hops += sum / static_cast<double>(n);
+  }
+  return hops;
+}
+
+double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double messages,
+                            double depth) {
+  const NetworkParams &net = topo.network;
+  depth = std::max(1.0, depth);
+  double windows = std::ceil(std::max(0.0, messages) / depth);
+  if (windows <= 1)
+    return 0;
+  // A window's first send completes after its overhead, the hops and its
+  // own bytes; the rank meanwhile issues the other depth − 1. If that is
+  // shorter, it waits for the difference before the next window.
+  double roundTrip = net.alphaUs + meanHops(topo) * net.hopLatencyUs +
+                     static_cast<double>(bytes + net.headerBytes) * betaUs(net);
+  double stall = std::max(0.0, roundTrip - (depth - 1) * net.alphaUs);
+  return (windows - 1) * stall;
+}
+
+double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
+                               bool evenCounts) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
-  return p * net.alphaUs + p * contention(topo) *
+  // every block its own message (the empty ones skipped)
+  return p * countsNonEmpty(evenCounts) * net.alphaUs + linkBlocks(topo) * contention(topo) *
                                static_cast<double>(bytes + net.headerBytes) *
-                               betaUs(net) * nicSlowdown(topo, "direct") +
-         nicFillUs(topo, "direct", bytes);
+                               betaUs(net) * nicFactor(topo, nic) +
+         nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
 }
 
 collc::AlltoallBound collc::alltoallBound(const TopologySpec &topo, int64_t bytes) {
   double c = static_cast<double>(topo.ranksPerNode);
   double n = static_cast<double>(topo.numNodes());
   double m = static_cast<double>(bytes) * betaUs(topo.network);
-  AlltoallBound bound;
+  AlltoallBound bound; // the forward bytes alone: acks slow an exchange, not the bound
   if (topo.fabric == Fabric::Switch) {
     if (n > 1) {
       bound.us = (n - 1) * c * c * m;

@@ -6,9 +6,12 @@
 //
 //   T_ptp      = α + (m + h)·C·β                          (latency L dropped)
 //   T_direct   ≈ P·α + P·C·(m + h)·β                      (direct alltoall)
-//   T_balanced ≈ (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β
-//                (t = blocks a tie away, sent as two halves; C* = C with
-//                ties balanced)
+//   T_balanced ≈ max((P − 1 + t + 2F)·α,
+//                    (P + 2t)·α + (P + t)·C*·(m + h)·β − t·C*·m·β)
+//                (t = blocks a tie away, sent as two halves; F = Σ_d P/n_d
+//                over the tie dimensions, the forwards of the detoured
+//                halves, twice that at the busiest rank; C* = C with ties
+//                balanced)
 //   T_peak     = N·C²·m·β·⌊k/2⌋⌈k/2⌉/(2k)                (bisection bound,
 //                worst ring of k; /k on a line: alltoallBound)
 //   T_agv      ≈ (P−1)·α + (P−1)·m·C·β                    (direct allgatherv)
@@ -56,33 +59,27 @@ constexpr int64_t kDefaultEstimateBytes = 4096;
 double contention(const TopologySpec &topo, bool balanced = false);
 
 /// How an exchange drives a node's NIC: `cores` of the node inject, each
-/// sending `messages` messages of `blocksPerMessage` blocks. One table for
-/// the cost formulas and --explain: smp-leader (1 core, N − 1 messages of
-/// C² blocks), smp-all-cores (C cores, N − 1 of C), planned (min(C, N − 1)
-/// cores, ⌈(N − 1)/C⌉ of C²), vmesh (C cores, its wider side's messages),
-/// anything else as direct (C cores, P − 1 of 1).
+/// sending `messages` messages of `blocksPerMessage` blocks and keeping up
+/// to `depth` of them in flight (its FIFO depth). Each algorithm module
+/// (lib/Algorithms) states its own from its schedule.
 struct NicLoad {
-  double cores, messages, blocksPerMessage;
+  double cores = 1, messages = 0, blocksPerMessage = 1, depth = 1;
 };
-NicLoad nicLoadOf(const TopologySpec &topo, llvm::StringRef algorithm);
 
-/// How many times longer the node link's share of `algorithm`'s exchange
-/// takes behind the spec's NIC than with none (1 without a NIC, and on a
-/// torus). Each injecting core keeps up to the algorithm's default FIFO
-/// depth of its messages in flight, so the NIC sees
-/// flows = cores·min(depth, messages) transfers at once (a bandwidth-bound
-/// exchange fills its window). Onload: 1/min(1, cores·core/link); offload:
-/// 1 + congestion·max(0, flows − contexts) (NicParams).
-double nicSlowdown(const TopologySpec &topo, llvm::StringRef algorithm);
+/// How many times longer the node link's share of an exchange takes behind
+/// the spec's NIC than with none (1 without a NIC, and on a torus). A
+/// bandwidth-bound exchange fills its window, so the NIC sees
+/// flows = cores·min(depth, messages) transfers at once. Onload:
+/// 1/min(1, cores·core/link); offload: 1 + congestion·max(0, flows −
+/// contexts) (NicParams).
+double nicSlowdown(const TopologySpec &topo, const NicLoad &load);
 
-/// Behind an onload NIC, the injection of one of `algorithm`'s messages
-/// (blocks of `bytes`) at one core's rate, which no transfer hides: SMPI
-/// (and a CPU that copies the bytes out) injects a message before its
-/// transfer starts, so a core's pipeline of messages starts one injection
-/// late. Schedules with few large messages a core pay most: planned on 16×8
-/// behind a 44 MB/s core, 128 B blocks: 811 µs without this term, 997 with
-/// it, 993 measured. 0 otherwise.
-double nicFillUs(const TopologySpec &topo, llvm::StringRef algorithm, int64_t bytes);
+/// Behind an onload NIC, the injection of one message (blocksPerMessage
+/// blocks of `bytes`) at one core's rate, which no transfer hides: a core
+/// copies a message out before its transfer starts, so its pipeline of
+/// messages starts one injection late. Schedules with few large messages a
+/// core pay most. 0 otherwise.
+double nicFillUs(const TopologySpec &topo, const NicLoad &load, int64_t bytes);
 
 /// C of the balanced schedule: contention(topo, true), but a ring of 2 with
 /// ties keeps the direct exchange's C (a tie's detour would start at the
@@ -93,8 +90,23 @@ double balancedContention(const TopologySpec &topo);
 /// adaptive routing, a switch, or no even ring).
 int64_t tieBlocks(const TopologySpec &topo);
 
-/// T_balanced, see above.
-double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// T_balanced, see above, plus its FIFO windows' stalls (windowStallUs).
+double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoDepth,
+                          bool evenCounts = true);
+
+/// The mean hops of a message between two nodes: per dimension the mean
+/// distance the router takes (the shorter way round a ring; along a line
+/// over ordered pairs), summed; 2 behind a switch (up and down).
+double meanHops(const TopologySpec &topo);
+
+/// What a rank waits for its FIFO window: sending `messages` messages of
+/// `bytes` with `depth` in flight, it issues a window of depth sends, and
+/// the window's first completes after a round trip α + H̄·L + (m + h)·β
+/// (overhead, mean hops, its own bytes); the rank spends (depth − 1)·α on
+/// the rest. Each window after the first waits for the difference:
+///   (⌈messages/depth⌉ − 1)·max(0, α + H̄·L + (m + h)·β − (depth − 1)·α).
+/// 0 when the window holds every message, or the overheads cover the trip.
+double windowStallUs(const TopologySpec &topo, int64_t bytes, double messages, double depth);
 
 /// T_smp-leader ≈ (N − 1)·α + 2·σ + (P − C)·C*·(m + h/C²)·β + (P + C)·m·γ for
 /// seed 002's leader-based alltoall on N nodes of C cores, staged in the
@@ -104,11 +116,10 @@ double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// it, and each core copies the C
 /// blocks of a node out as soon as they arrive, so only the last node's
 /// copy (C·m·γ) follows the exchange; σ is a counter's latency (filled,
-/// then arrived). SMPI, 16×8 on a switch: 256 B 1518 µs, 2 KiB 11815 µs
-/// (95% of the node-link bound), 16 KiB 94390 µs. The leader staging the
-/// bytes in its own memory (C·P·m·γ of gather before the exchange) took
-/// 1938, 15170 and 121234 µs.
-double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// then arrived). Sending straight out of the arena is what keeps the
+/// leader's own memory out of the path: a gather into its buffer first
+/// would add C·P·m·γ before the first byte leaves.
+double smpLeaderAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// Seed 000's rule for the two-phase schedule's line: the dimension whose
 /// removal leaves a symmetric plane (the other extents equal) if it differs
@@ -123,13 +134,11 @@ int64_t twoPhaseLine(llvm::ArrayRef<int64_t> shape);
 ///   T_line  = n_L·α + L_line·(Q·m + h)·β     (ties split: the detour)
 ///   T_round = (Q − 1)·α + L_plane·(m + h)·β
 ///   T = max(T_line + T_detour + T_round,
-///           max(Q·(m + h)·β, T_round) + (n_L − 0.8)·T_round)
+///           max(Q·(m + h)·β, T_round) + (n_L − 1)·T_round)
 /// line-bound: the last arrival (the tie, whose detour's legs run one after
 /// the other: T_detour = ⌈Q/2⌉·(m + h)·β) and its round; plane-bound: the
-/// rounds back to back once the first arrival is in, plus a fifth of a
-/// round for the tails in which a round's longest flows run alone. L: the busiest link's
-/// messages (productAlltoallLoad). SMPI, 4 KiB: 4x4x4 1358.9 us measured,
-/// 8x4x4 3718.0 us (docs/smpi.md, "Two-phase").
+/// rounds back to back once the first arrival is in. L: the busiest link's
+/// messages (productAlltoallLoad, acks included).
 double twoPhaseAlltoallUs(const TopologySpec &topo, int64_t bytes);
 
 /// The rows of seed 000's virtual mesh (A3). Along each torus dimension d
@@ -170,13 +179,11 @@ struct MeshRows {
 /// one): the phases' link loads and receive overheads differ by mesh.
 /// Blocks cut along several dimensions (a row of 2×2×2 nodes) are built
 /// when the spec's `mesh` asks, but the model does not choose them: their
-/// columns cross every dimension, and no SMPI run has checked its price
-/// of them. BG/L network, 8 B:
-/// 8×8×8, 16 × 32 (parts 1,4,8) 130.4 µs against the seed's 32 × 16's
-/// 172.1 (SMPI: 120.3 against 140.1 µs); 8×32×16, 32 × 128 (parts 1,32,4)
-/// 1428.9 µs, the seed's XZ planes 1746.7, the squarest 64 × 64 1991.8.
-/// A tie keeps the one enumerated first: consecutive rows, then the fewest
-/// cut dimensions.
+/// columns cross every dimension, where the product-set load below is the
+/// least exact. A short block favours fewer row peers (the row phase's α's
+/// are paid after its links), so the model's mesh is often narrower than
+/// the seed's. A tie keeps the one enumerated first: consecutive rows, then
+/// the fewest cut dimensions.
 MeshRows vmeshRows(const TopologySpec &topo, int64_t bytes, bool evenCounts);
 /// The mesh of the given parts (the spec's `mesh`); nullopt unless there is
 /// one per dimension and each divides its extent.
@@ -196,12 +203,26 @@ std::optional<MeshRows> meshOfParts(llvm::ArrayRef<int64_t> shape, int64_t ranks
 /// (the virtual mesh's other rows and columns), and they share the ring's
 /// links where they interleave: 8x8x8's columns take y ∈ {y0, y0 + 4} for
 /// each y0 < 4, and the four column families together put 4 messages, not
-/// 1, on a y link (collc --report on vmesh at 8x8x8: y+ carries 6 MiB, and
-/// SMPI ran 41194.9 us against 40768.6 us of link time for it; with the
-/// first family alone the two phases' busiest links summed to 5 MiB).
+/// 1, on a y link (collc --report agrees). Each flow also loads the reverse
+/// link with network.reverseLoad of itself (its acks). `busiestLinks`, if
+/// given, receives how many links of one ring carry the peak load.
 double productAlltoallLoad(const TopologySpec &topo,
                            llvm::ArrayRef<llvm::SmallVector<int64_t, 8>> sets,
-                           int64_t cores);
+                           int64_t cores, double *busiestLinks = nullptr);
+
+/// How much longer than its mean load the busiest of `links` links takes
+/// when each carries `blocks` blocks whose sizes vary as uneven counts do:
+/// the expected maximum of `links` sums of `blocks` independent sizes of
+/// coefficient of variation CV is about mean·(1 + CV·√(2 ln links)/√blocks)
+/// (the normal approximation of each sum, and the maximum of L normals at
+/// √(2 ln L) deviations). CV = √7/3: the spec gives only the mean block, and
+/// uneven counts are priced as collc-run's --counts random draws them.
+double countsSpread(double blocks, double links);
+
+/// The fraction of blocks that travel as messages: 1 for even counts; 3/4
+/// for uneven ones, priced as collc-run's --counts random draws them (a
+/// quarter empty), whose empty transfers a plan skips.
+double countsNonEmpty(bool evenCounts);
 
 /// T_vmesh ≈ (Pvx − 1)·α + R + max(K, (Pvy − 1)·α) + α + m·γ, with
 /// R = L_row·(Pvy·m + h)·β and K = L_col·(Pvx·m + h)·β: seed 000's eq. 4
@@ -218,13 +239,12 @@ double productAlltoallLoad(const TopologySpec &topo,
 /// on the x rings, columns on y and z), which one contention for the whole
 /// torus overstated by 25%. Behind a switch both phases load a node's link
 /// with its C ranks' messages. Without `evenCounts` (alltoallv whose counts
-/// vary) R and K are charged 1 + 1/sqrt(N), N the blocks on that link. Its
+/// vary) R and K are charged countsSpread(N, L), N the blocks on that
+/// link, L the links of one ring at its peak load. Its
 /// `proto` (a per-block size header) is 0 here: block sizes are known at
 /// bind (alltoall) or exchanged once per bind (alltoallv).
 double vmeshAlltoallUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
-                       const MeshRows &mesh);
-/// nicSlowdown of vmesh on the given mesh (its NIC load depends on the mesh).
-double vmeshNicSlowdown(const TopologySpec &topo, const MeshRows &mesh);
+                       const MeshRows &mesh, const NicLoad &nic);
 
 /// T_smp-ring ≈ (total/B + (N + C)/2)·(α + β·B) + (total/B)·α for seed
 /// 001's SMP blocked ring on N nodes of C cores: the ring's pipeline is
@@ -236,18 +256,16 @@ double smpRingAllgathervUs(const NetworkParams &net, int64_t nodes, int64_t core
 /// The blocks of P that a node's busiest link carries per rank in an
 /// alltoall: P on a torus (the contention factor places them), P − C behind
 /// a switch, where only the other nodes' blocks leave a node (bench/smpi's
-/// node-link bound). The peak and the schedules staged per node
-/// (smp-leader, planned) use it; direct and smp-all-cores keep P, which
-/// their calibration against SMPI absorbed (with P − C, all-cores fell to
-/// 18 of 29 rows within 10%, from 23).
+/// node-link bound). Every alltoall formula and the peak use it.
 double linkBlocks(const TopologySpec &topo);
 
-/// T_smp-all-cores ≈ (C − 1 + N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for seed
-/// 002's all-cores alltoall on N nodes of C cores: an intra-node exchange
-/// (C − 1 messages, every byte copied once through memory), then every core
-/// sends N − 1 messages of C blocks; the node's link carries what a direct
-/// exchange puts on it, with one header per C blocks.
-double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// T_smp-all-cores ≈ (C − 1)·σ + 2(N − 1)·α + P·C*·(m + h/C)·β + P·m·γ for
+/// seed 002's all-cores alltoall on N nodes of C cores: an intra-node
+/// exchange (C − 1 on-node messages, every byte copied once through
+/// memory), then every core sends N − 1 messages of C blocks and receives
+/// as many, each an overhead on its CPU; the node's link carries what a
+/// direct exchange puts on it, with one header per C blocks.
+double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// T_planned ≈ (2·(C − 1) + 2)·σ + (N − 1)/C·α + (P − C)·C*·(m + h/C²)·β
 /// + 2·P·m·γ for seed 004's planned alltoallv: collect in the node arena
@@ -255,7 +273,7 @@ double smpAllCoresAlltoallUs(const TopologySpec &topo, int64_t bytes);
 /// over the node's cores; (P − C)·C blocks a node link), distribute (C − 1
 /// on-node messages), local blocks directly; every remote byte is staged
 /// twice through memory.
-double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes);
+double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic);
 
 /// dim-rings (LowerDimRings.cpp): every block cut into parts, at most one
 /// per torus dimension longer than 1 (algorithms::dimRingsMaxParts), each visiting the
@@ -291,11 +309,12 @@ struct DimRingsOrders {
 DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts = 0);
 /// The parts dim-rings cuts a block into at `bytes` (alltoallv: the mean
 /// block, its counts even or not): the count the model prices cheapest if
-/// that is at least 5% below the most parts' price, else the most. More parts keep more dimensions' links busy at
-/// once; fewer send fewer messages, and the hand-off makes the parts cross
-/// a dimension one after the other, so short blocks are latency-bound on
-/// the chain of ring steps (SMPI, 8 B on 4x32x4: 3 parts 629.5 us, 1 part
-/// 222.6). The lowerings build this count unless the spec's `parts` says.
+/// that is at least 5% below the most parts' price (the model's
+/// resolution: half its ±10% aim), else the most. More parts keep more
+/// dimensions' links busy at once; fewer send fewer messages, and the
+/// hand-off makes the parts cross a dimension one after the other, so
+/// short blocks are latency-bound on the chain of ring steps. The
+/// lowerings build this count unless the spec's `parts` says.
 int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
                       bool evenCounts);
 
@@ -314,9 +333,8 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 ///               sharing its link with the step's delivered piece
 ///               (dimRingsChainWork); or its links if longer.
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
-/// ring one after the other. Headers are not counted. SMPI, bench network
-/// (results/dim-rings-parts.jsonl): 30 of 36 rows within 10% (the rest from −17.9% to +12.5%) for 1, 2 and
-/// 3 parts on 4x4x4, 8x4x4, 8x8x8 and 4x32x4 from 8 B to 1 KiB.
+/// ring one after the other. Headers are not counted; a ring's links carry
+/// its flows both ways, each way with the other's acks (× 1 + reverseLoad).
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
 /// stage an exchange within the ring: the fluid makespan with
@@ -324,8 +342,9 @@ double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts
 /// part and even ring, plus per stage a message start (three on an even
 /// ring: the detour's two legs) and the hops of the longest route; with
 /// uneven counts (the spec's default for alltoallv) and more than one part
-/// each stage pays for its most loaded link (one part shows no such spread
-/// under SMPI).
+/// each stage pays for its most loaded link: the hand-off makes a part wait
+/// for the other part's stage on the ring it enters; with one part a rank's
+/// next stage waits only for its own messages, whose load is the mean.
 double dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool evenCounts,
                            int64_t parts);
 
@@ -340,8 +359,11 @@ int64_t bisectionThrottleDepth(const TopologySpec &topo, int64_t bytes);
 double pointToPointUs(const NetworkParams &net, int64_t bytes,
                       double contention);
 
-/// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks.
-double directAlltoallUs(const TopologySpec &topo, int64_t bytes);
+/// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks, plus
+/// the NIC's terms and the FIFO window's stalls (windowStallUs over
+/// nic.messages with nic.depth).
+double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
+                        bool evenCounts = true);
 
 /// The lower bound of an alltoall of m-byte blocks, with no startup or
 /// header, and the cut that sets it. On a torus or mesh, halving dimension

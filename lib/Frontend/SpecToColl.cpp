@@ -77,7 +77,8 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
       t.nic.kind == NicKind::None ? 0 : picoseconds(1 / t.network.linkMBPerS, 1e6),
       t.nic.kind == NicKind::Onload ? picoseconds(1 / t.nic.coreMBPerS, 1e6) : 0,
       t.nic.contexts,
-      t.nic.kind == NicKind::Offload ? std::llround(t.nic.congestion * 1e6) : 0);
+      t.nic.kind == NicKind::Offload ? std::llround(t.nic.congestion * 1e6) : 0,
+      std::llround(t.network.reverseLoad * 1e6));
   LogicalResult built = failure();
   switch (spec.collective.kind) {
   case CollectiveKind::Alltoall:

@@ -40,6 +40,7 @@ TopologySpec collc::topologySpecOf(coll::TopologyAttr topology) {
   topo.network.protoBytes = topology.getProtoBytes();
   topo.network.shmLatencyUs = topology.getShmLatencyPs() * 1e-6;
   topo.network.hopLatencyUs = topology.getHopLatencyPs() * 1e-6;
+  topo.network.reverseLoad = static_cast<double>(topology.getReverseLoadPpm()) * 1e-6;
   // the attribute's verifier (T5) admits only the spellings symbolizeNicKind knows
   topo.nic.kind = symbolizeNicKind(topology.getNic()).value_or(NicKind::None);
   if (topo.nic.kind != NicKind::None) {

@@ -379,7 +379,8 @@ OwningOpRef<ModuleOp> collc::importPlan(const collrt_plan_t *plan,
       // a plan does not record the routing, fabric or NIC it was chosen for
       /*adaptive=*/false, /*switched=*/false, /*header_bytes=*/48, /*proto_bytes=*/8,
       /*shm_latency_ps=*/100000, /*hop_latency_ps=*/1000000, /*nic=*/"", /*nic_link_ps=*/0,
-      /*nic_core_ps=*/0, /*nic_contexts=*/16, /*nic_congestion_ppm=*/0);
+      /*nic_core_ps=*/0, /*nic_contexts=*/16, /*nic_congestion_ppm=*/0,
+      /*reverse_load_ppm=*/50000);
   SmallVector<Attribute> fifos;
   for (unsigned f = 0; f < desc.nfifos; ++f)
     fifos.push_back(FifoAttr::get(context, desc.fifos[f].send_depth,

@@ -35,6 +35,10 @@ struct NetworkParams {
   int64_t protoBytes = 8;     // proto
   double linkMBPerS = 175;    // one link (torus) or a node's link (switch)
   double hopLatencyUs = 1;    // per link traversed
+  /// Load a transfer puts on the reverse direction of every link it
+  /// crosses, per forward byte: its acknowledgements. SimGrid's TCP model
+  /// (network/crosstraffic, on by default) charges 0.05.
+  double reverseLoad = 0.05;
   /// Intra-node (shared-memory) transfers; unset bandwidth = 1000/copy.
   std::optional<double> shmMBPerS;
   double shmLatencyUs = 0.1;

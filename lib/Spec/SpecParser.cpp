@@ -307,7 +307,8 @@ void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
   static constexpr StringRef keys[] = {
       "alpha_us",    "beta_ns_per_byte", "copy_ns_per_byte",
       "header_bytes", "proto_bytes",     "link_mb_per_s",
-      "hop_latency_us", "shm_mb_per_s",  "shm_latency_us"};
+      "hop_latency_us", "shm_mb_per_s",  "shm_latency_us",
+      "reverse_load"};
   visitKeys(map, "'network'", keys, [&](StringRef key, SMLoc kLoc,
                                         yaml::Node *v) {
     std::string what = ("'" + key + "'").str();
@@ -328,6 +329,15 @@ void SpecParser::parseNetwork(SMLoc keyLoc, yaml::Node *value,
       return;
     // Latencies may be 0 (an ideal wire); rates and costs may not.
     bool isLatency = key == "hop_latency_us" || key == "shm_latency_us";
+    if (key == "reverse_load") {
+      if (*number < 0 || *number > 1) {
+        error(locOf(v, kLoc), what + " is " + cast<yaml::ScalarNode>(v)->getRawValue() +
+                                  "; a fraction of the forward load, it must be in [0, 1]");
+        return;
+      }
+      net.reverseLoad = *number;
+      return;
+    }
     if (*number < 0 || (*number == 0 && !isLatency)) {
       error(locOf(v, kLoc), what + " is " +
                                 cast<yaml::ScalarNode>(v)->getRawValue() +

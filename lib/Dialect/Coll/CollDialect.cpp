@@ -36,7 +36,8 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      int64_t headerBytes, int64_t protoBytes, int64_t shmLatencyPs,
                      int64_t hopLatencyPs,
                      StringRef nic, int64_t nicLinkPs, int64_t nicCorePs,
-                     int64_t nicContexts, int64_t nicCongestionPpm) {
+                     int64_t nicContexts, int64_t nicCongestionPpm,
+                     int64_t reverseLoadPpm) {
   if (shape.empty() || shape.size() > 3)
     return emitError() << "(T1) topology needs 1 to 3 dimensions, got "
                        << shape.size();
@@ -82,6 +83,9 @@ TopologyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (nicCongestionPpm < 0)
     return emitError() << "(T5) nic_congestion_ppm is " << nicCongestionPpm
                        << "; it cannot be negative";
+  if (reverseLoadPpm < 0 || reverseLoadPpm > 1000000)
+    return emitError() << "(T6) reverse_load_ppm is " << reverseLoadPpm
+                       << "; it must be in [0, 1000000]";
   return success();
 }
 

@@ -15,6 +15,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 //   (T5) nic is "", "onload" or "offload", only with switched; onload needs
 //        nic_core_ps > 0 and nic_link_ps > 0; offload needs nic_contexts >= 1;
 //        nic_congestion_ppm >= 0
+//   (T6) 0 <= reverse_load_ppm <= 1000000
 def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
   let mnemonic = "topology";
   let summary = "a torus/mesh of SMP nodes with its cost parameters";
@@ -54,7 +55,11 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     DefaultValuedParameter<"int64_t", "16",
         "offload: transfers in flight served at full rate">:$nic_contexts,
     DefaultValuedParameter<"int64_t", "0",
-        "offload: throughput lost per transfer beyond them, in millionths">:$nic_congestion_ppm
+        "offload: throughput lost per transfer beyond them, in millionths">:$nic_congestion_ppm,
+    DefaultValuedParameter<"int64_t", "50000",
+        "bytes a transfer loads the reverse direction of each link it "
+        "crosses with (its acknowledgements), per forward byte, in "
+        "millionths">:$reverse_load_ppm
   );
   let assemblyFormat = [{
     `<` `shape` `=` `[` $shape `]` `,` `wrap` `=` `[` $wrap `]` `,`
@@ -62,7 +67,7 @@ def Coll_TopologyAttr : AttrDef<Coll_Dialect, "Topology"> {
     `beta_ps` `=` $beta_ps `,` `gamma_ps` `=` $gamma_ps
     (`,` struct($adaptive, $switched, $header_bytes, $proto_bytes,
                 $shm_latency_ps, $hop_latency_ps, $nic, $nic_link_ps, $nic_core_ps,
-                $nic_contexts, $nic_congestion_ppm)^)? `>`
+                $nic_contexts, $nic_congestion_ppm, $reverse_load_ppm)^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
