@@ -14,6 +14,8 @@ namespace {
 
 std::optional<std::string> whyNotWeighed(const Spec &) { return std::nullopt; }
 
+void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e);
+
 void decide(const Spec &spec, Decision &decision) {
   const CollectiveSpec &coll = spec.collective;
   // Chosen by the model on a torus routed dimension by dimension, where
@@ -23,6 +25,34 @@ void decide(const Spec &spec, Decision &decision) {
   if (!coll.order && coll.algorithm == "auto" && coll.kind != CollectiveKind::Allgatherv &&
       tieBlocks(spec.topology) > 0)
     decision.order = "random";
+  // The FIFO depth, where the spec leaves it open: in the shift order a
+  // window of consecutive shifts loads a few directions of a few
+  // dimensions at a time, and a short window stalls on its first send's
+  // round trip. The model prices the default window and each doubling of
+  // it up to every step in flight, and keeps the cheapest (the smallest
+  // of equals: a rank's engine tests every request in flight).
+  if (!coll.fifoDepth && coll.throttle.value_or("none") == "none" &&
+      coll.kind != CollectiveKind::Allgatherv && decision.order.value_or("shift") == "shift") {
+    int64_t all = std::max<int64_t>(1, spec.topology.numRanks() - 1);
+    auto price = [&](int64_t depth) {
+      Decision trial = decision;
+      trial.fifoDepth = depth;
+      AlgorithmEstimate e;
+      e.bytes = estimateBytes(spec);
+      estimate(spec, trial, e);
+      return e.timeUs;
+    };
+    int64_t best = decision.fifoDepth;
+    double bestUs = price(best);
+    for (int64_t depth = best * 2; best < all && depth < 2 * all; depth *= 2) {
+      int64_t d = std::min(depth, all);
+      if (double us = price(d); us < bestUs * (1 - 1e-9)) {
+        best = d;
+        bestUs = us;
+      }
+    }
+    decision.fifoDepth = best;
+  }
 }
 
 void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
@@ -36,7 +66,8 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
   NicLoad nic{static_cast<double>(topo.ranksPerNode),
               static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
               static_cast<double>(decision.fifoDepth)};
-  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even);
+  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order,
+                             decision.seed ? std::optional<uint64_t>(*decision.seed) : std::nullopt);
   finishAlltoallEstimate(spec, e, &nic);
 }
 

@@ -841,14 +841,114 @@ double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double mess
   return (windows - 1) * stall;
 }
 
+/// The steps of a direct exchange in the order its lowering runs them:
+/// shift k at step k, or (random) the shifts in the permutation every rank
+/// shares, seeded as plan_format.h's FOR RANDOM with SHARED_RANDOM.
+static std::vector<int64_t> directSteps(int64_t p, const std::optional<uint64_t> &seed) {
+  std::vector<int64_t> steps;
+  for (int64_t k = 1; k < p; ++k)
+    steps.push_back(k);
+  if (seed) {
+    uint64_t state = *seed * 0x9E3779B97F4A7C15ull;
+    auto next = [&] {
+      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return z ^ (z >> 31);
+    };
+    for (size_t k = steps.size(); k-- > 1;)
+      std::swap(steps[k], steps[next() % (k + 1)]);
+  }
+  return steps;
+}
+
+double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
+                                     const std::optional<uint64_t> &seed) {
+  int64_t p = topo.numRanks(), c = topo.ranksPerNode, nodes = topo.numNodes();
+  size_t dims = topo.shape.size();
+  bool adaptive = topo.routing == Routing::Adaptive;
+  double r = topo.network.reverseLoad;
+  // load[(node·dims + d)·2 + dir]: the link from `node` one step along d,
+  // + (dir 0) or − (dir 1)
+  std::vector<double> load(static_cast<size_t>(nodes) * dims * 2, 0.0);
+  std::vector<int64_t> stride(dims, 1);
+  for (size_t d = 1; d < dims; ++d)
+    stride[d] = stride[d - 1] * topo.shape[d - 1];
+  auto coord = [&](int64_t node, size_t d) { return node / stride[d] % topo.shape[d]; };
+  // one block from node a to node b, dimension by dimension (x first)
+  std::function<void(int64_t, int64_t, size_t, double)> route = [&](int64_t a, int64_t b,
+                                                                    size_t d0, double w) {
+    for (size_t d = d0; d < dims; ++d) {
+      int64_t n = topo.shape[d], from = coord(a, d), to = coord(b, d);
+      if (from == to)
+        continue;
+      bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+      int64_t up = ((to - from) % n + n) % n, down = n - up;
+      auto walk = [&](int dir, int64_t hops, double weight) {
+        int64_t at = a;
+        for (int64_t h = 0; h < hops; ++h) {
+          load[(static_cast<size_t>(at) * dims + d) * 2 + dir] += weight;
+          int64_t x = coord(at, d), nx = ((x + (dir == 0 ? 1 : -1)) % n + n) % n;
+          at += (nx - x) * stride[d];
+        }
+        return at;
+      };
+      if (!wraps) {
+        a = walk(to > from ? 0 : 1, std::abs(to - from), w);
+      } else if (up != down) {
+        a = walk(up < down ? 0 : 1, std::min(up, down), w);
+      } else if (adaptive) { // a tie: half each way, then on from the same coordinate
+        walk(0, up, w / 2);
+        a = walk(1, down, w / 2);
+      } else {
+        a = walk(wrappedStep(from, to, n) > 0 ? 0 : 1, up, w);
+      }
+    }
+  };
+  std::vector<int64_t> steps = directSteps(p, seed);
+  double total = 0;
+  size_t window = static_cast<size_t>(std::max<int64_t>(1, depth));
+  for (size_t first = 0; first < steps.size(); first += window) {
+    std::fill(load.begin(), load.end(), 0.0);
+    for (size_t i = first; i < std::min(steps.size(), first + window); ++i)
+      for (int64_t src = 0; src < p; ++src) {
+        int64_t a = src / c, b = (src + steps[i]) % p / c;
+        if (a != b)
+          route(a, b, 0, 1.0);
+      }
+    // a link's time: its blocks and the acks of the blocks the other way
+    double worst = 0;
+    for (size_t l = 0; l < load.size(); ++l)
+      worst = std::max(worst, load[l] + r * load[l ^ 1]);
+    total += worst;
+  }
+  return total;
+}
+
+/// Ranks up to which the model routes a direct exchange's windows one by
+/// one (P² routes); beyond, the whole exchange's contention stands for
+/// every window.
+constexpr int64_t kWindowedRanks = 1024;
+
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
-                               bool evenCounts) {
+                               bool evenCounts, const std::optional<std::string> &order,
+                               const std::optional<uint64_t> &seed) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
+  // The links: each window of `depth` steps runs with the links it loads;
+  // the next starts as it drains, so the windows' busiest links add up. A
+  // window of consecutive shifts loads a few directions of a few
+  // dimensions; all steps at once load every link as the whole pattern
+  // does (contention). Counts that vary, a switch, a translation order or
+  // a large machine: the whole pattern's contention.
+  double blocks = linkBlocks(topo) * contention(topo);
+  bool windowed = evenCounts && topo.fabric == Fabric::Torus && order.value_or("shift") == "shift" &&
+                  topo.numRanks() <= kWindowedRanks && nic.depth + 1 < p;
+  if (windowed)
+    blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth), std::nullopt);
   // every block its own message (the empty ones skipped)
-  return p * countsNonEmpty(evenCounts) * net.alphaUs + linkBlocks(topo) * contention(topo) *
-                               static_cast<double>(bytes + net.headerBytes) *
-                               betaUs(net) * nicFactor(topo, nic) +
+  return p * countsNonEmpty(evenCounts) * net.alphaUs +
+         blocks * static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic) +
          nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
 }
 

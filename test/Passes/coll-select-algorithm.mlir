@@ -2,9 +2,11 @@
 // RUN: %collc-opt %s --coll-select-algorithm 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // With adaptive routing (BG/L) no tie overloads a direction, so the direct
-// exchange wins and the balanced schedule is not even a candidate.
+// exchange wins and the balanced schedule is not even a candidate. Its
+// shift order keeps every step in flight: a window of 16 consecutive
+// shifts would load a few directions at a time (directWindowLinkBlocks).
 // CHECK-LABEL: coll.alltoall @alltoall_auto
-// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 16 : i64, order = "shift"}>, predicted_us = {{[0-9.e+]+}} : f64
+// CHECK-SAME: algorithm = #coll.algorithm<"direct", {fifo_depth = 511 : i64, order = "shift"}>, predicted_us = {{[0-9.e+]+}} : f64
 // REMARK: remark: selected direct by the cost model
 // REMARK: note: direct: {{[0-9.]+}} us (P=512, m=4096 B, C=1.05
 coll.alltoall @alltoall_auto {topology = #coll.topology<shape = [8, 8, 8], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, adaptive = true>}
