@@ -736,8 +736,7 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
       st = build_datatypes(c, diag);
     if ((st = agree(a->comm, a->rank, st, "its node arena", diag)))
       goto fail;
-  } else if ((st = collrt_arena_bind(c, (int)d->ranks_per_node, diag)))
-    goto fail; /* cannot fail without an arena; sets the handle's empty arena */
+  }
   st = collrt_shm_bind(c, diag);
   /* without a node map every rank goes over MPI (agreed), and nothing can fail */
   if (a->map_node && (st = agree(a->comm, a->rank, st, "the shared-memory transport", diag)))

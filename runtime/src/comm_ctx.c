@@ -267,9 +267,23 @@ static collrt_status_t make_node_map(collrt_comm_ctx_t *x, MPI_Comm comm, collrt
   return COLLRT_OK;
 }
 
-/* Everything the context needs from MPI, made with comm's error handler
- * set to return: out of context ids is then an error bind reports (on
- * every rank: MPI agrees on context ids), not an abort. */
+/* step(x, comm, diag) with comm's error handler set to return, then the
+ * user's back: running out of context ids is then an error the bind
+ * reports on every rank (MPI agrees on context ids), not an abort. */
+static collrt_status_t with_errors_returned(
+    collrt_comm_ctx_t *x, MPI_Comm comm,
+    collrt_status_t (*step)(collrt_comm_ctx_t *, MPI_Comm, collrt_diag_t *), collrt_diag_t *diag) {
+  MPI_Errhandler user = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(comm, &user);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  collrt_status_t st = step(x, comm, diag);
+  MPI_Comm_set_errhandler(comm, user);
+  MPI_Errhandler_free(&user);
+  return st;
+}
+
+/* What every bind on the communicator needs from MPI (run through
+ * with_errors_returned): its duplicate and tag channels. */
 static collrt_status_t make(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *diag) {
   int rc = MPI_Comm_dup(comm, &x->dup);
   if (rc) {
@@ -298,21 +312,20 @@ static _Atomic int known_hw_size; /* binds on two threads may both set it */
 int collrt_comm_ctx_known_hw_size(void) { return known_hw_size; }
 
 collrt_status_t collrt_comm_ctx_node(collrt_comm_ctx_t *x, MPI_Comm comm, collrt_diag_t *diag) {
-  if (x->node_ready)
-    return COLLRT_OK;
-  MPI_Errhandler user = MPI_ERRHANDLER_NULL;
-  MPI_Comm_get_errhandler(comm, &user);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  collrt_status_t st = make_node_map(x, comm, diag);
-  MPI_Comm_set_errhandler(comm, user);
-  MPI_Errhandler_free(&user);
+  if (x->node_ready) {
+    if (x->node_status)
+      collrt_diag_set(diag, "this rank could not make the communicator's node map at an earlier bind");
+    return x->node_status;
+  }
   /* made once, whatever the outcome: every rank took part in its
-   * collectives, and a later bind must not make them again on some ranks */
+   * collectives, and a later bind must not make them again on some ranks;
+   * a failed map fails every later bind that needs it (agreed there) */
+  x->node_status = with_errors_returned(x, comm, make_node_map, diag);
   x->node_ready = 1;
-  for (int seen = known_hw_size; !st && x->hw_size > seen;)
+  for (int seen = known_hw_size; !x->node_status && x->hw_size > seen;)
     if (atomic_compare_exchange_weak(&known_hw_size, &seen, x->hw_size))
       break;
-  return st;
+  return x->node_status;
 }
 
 collrt_status_t collrt_comm_ctx_get(MPI_Comm comm, collrt_comm_ctx_t **out, collrt_diag_t *diag) {
@@ -365,12 +378,7 @@ collrt_status_t collrt_comm_ctx_get(MPI_Comm comm, collrt_comm_ctx_t **out, coll
   }
   x->refs = 1;
   x->dup = x->node_comm = MPI_COMM_NULL;
-  MPI_Errhandler user = MPI_ERRHANDLER_NULL;
-  MPI_Comm_get_errhandler(comm, &user);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  collrt_status_t st = make(x, comm, diag);
-  MPI_Comm_set_errhandler(comm, user);
-  MPI_Errhandler_free(&user);
+  collrt_status_t st = with_errors_returned(x, comm, make, diag);
   if (!st && (rc = MPI_Comm_set_attr(comm, ctx_keyval, x)))
     st = collrt_mpi_error(diag, rc, "MPI_Comm_set_attr (the runtime's communicator state)");
   if (st) {

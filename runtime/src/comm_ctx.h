@@ -22,7 +22,8 @@ typedef struct collrt_comm_ctx {
   int nchannels;       /* (MPI_TAG_UB + 1) / 2^15; channel 0 is the bind's own */
   int next_channel;    /* the next bind's first channel (alike on every rank) */
   uint16_t *channel_users; /* live binds per channel */
-  int node_ready;      /* the node map below is made (collrt_comm_ctx_node) */
+  int node_ready;      /* the node map below was made (collrt_comm_ctx_node) */
+  collrt_status_t node_status; /* and how that went on this rank */
   MPI_Comm node_comm;  /* this node's ranks (after COLLRT_NODE_SIZE) */
   int node_size, hw_size;
   int *members;        /* comm rank of each node index, ascending */
