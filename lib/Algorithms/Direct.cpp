@@ -44,10 +44,10 @@ void decide(const Spec &spec, Decision &decision) {
     };
     int64_t best = decision.fifoDepth;
     double bestUs = price(best);
-    for (int64_t depth = best * 2; best < all && depth < 2 * all; depth *= 2) {
-      int64_t d = std::min(depth, all);
-      if (double us = price(d); us < bestUs * (1 - 1e-9)) {
-        best = d;
+    for (int64_t depth = best; depth < all;) {
+      depth = std::min(2 * depth, all);
+      if (double us = price(depth); us < bestUs * (1 - 1e-9)) {
+        best = depth;
         bestUs = us;
       }
     }
@@ -66,8 +66,7 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
   NicLoad nic{static_cast<double>(topo.ranksPerNode),
               static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
               static_cast<double>(decision.fifoDepth)};
-  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order,
-                             decision.seed ? std::optional<uint64_t>(*decision.seed) : std::nullopt);
+  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order);
   finishAlltoallEstimate(spec, e, &nic);
 }
 

@@ -841,29 +841,7 @@ double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double mess
   return (windows - 1) * stall;
 }
 
-/// The steps of a direct exchange in the order its lowering runs them:
-/// shift k at step k, or (random) the shifts in the permutation every rank
-/// shares, seeded as plan_format.h's FOR RANDOM with SHARED_RANDOM.
-static std::vector<int64_t> directSteps(int64_t p, const std::optional<uint64_t> &seed) {
-  std::vector<int64_t> steps;
-  for (int64_t k = 1; k < p; ++k)
-    steps.push_back(k);
-  if (seed) {
-    uint64_t state = *seed * 0x9E3779B97F4A7C15ull;
-    auto next = [&] {
-      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      return z ^ (z >> 31);
-    };
-    for (size_t k = steps.size(); k-- > 1;)
-      std::swap(steps[k], steps[next() % (k + 1)]);
-  }
-  return steps;
-}
-
-double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
-                                     const std::optional<uint64_t> &seed) {
+double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
   int64_t p = topo.numRanks(), c = topo.ranksPerNode, nodes = topo.numNodes();
   size_t dims = topo.shape.size();
   bool adaptive = topo.routing == Routing::Adaptive;
@@ -876,9 +854,8 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
     stride[d] = stride[d - 1] * topo.shape[d - 1];
   auto coord = [&](int64_t node, size_t d) { return node / stride[d] % topo.shape[d]; };
   // one block from node a to node b, dimension by dimension (x first)
-  std::function<void(int64_t, int64_t, size_t, double)> route = [&](int64_t a, int64_t b,
-                                                                    size_t d0, double w) {
-    for (size_t d = d0; d < dims; ++d) {
+  auto route = [&](int64_t a, int64_t b, double w) {
+    for (size_t d = 0; d < dims; ++d) {
       int64_t n = topo.shape[d], from = coord(a, d), to = coord(b, d);
       if (from == to)
         continue;
@@ -905,16 +882,16 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
       }
     }
   };
-  std::vector<int64_t> steps = directSteps(p, seed);
+  // the shift order: step k sends to r + k, k = 1 .. P − 1
   double total = 0;
-  size_t window = static_cast<size_t>(std::max<int64_t>(1, depth));
-  for (size_t first = 0; first < steps.size(); first += window) {
+  int64_t window = std::max<int64_t>(1, depth);
+  for (int64_t first = 1; first < p; first += window) {
     std::fill(load.begin(), load.end(), 0.0);
-    for (size_t i = first; i < std::min(steps.size(), first + window); ++i)
+    for (int64_t k = first; k < std::min(p, first + window); ++k)
       for (int64_t src = 0; src < p; ++src) {
-        int64_t a = src / c, b = (src + steps[i]) % p / c;
+        int64_t a = src / c, b = (src + k) % p / c;
         if (a != b)
-          route(a, b, 0, 1.0);
+          route(a, b, 1.0);
       }
     // a link's time: its blocks and the acks of the blocks the other way
     double worst = 0;
@@ -931,8 +908,7 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
 constexpr int64_t kWindowedRanks = 1024;
 
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
-                               bool evenCounts, const std::optional<std::string> &order,
-                               const std::optional<uint64_t> &seed) {
+                               bool evenCounts, const std::optional<std::string> &order) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   // The links: each window of `depth` steps runs with the links it loads;
@@ -945,7 +921,7 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const Ni
   bool windowed = evenCounts && topo.fabric == Fabric::Torus && order.value_or("shift") == "shift" &&
                   topo.numRanks() <= kWindowedRanks && nic.depth + 1 < p;
   if (windowed)
-    blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth), std::nullopt);
+    blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth));
   // every block its own message (the empty ones skipped)
   return p * countsNonEmpty(evenCounts) * net.alphaUs +
          blocks * static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic) +

@@ -364,16 +364,14 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 /// nic.messages with nic.depth).
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
                         bool evenCounts = true,
-                        const std::optional<std::string> &order = std::nullopt,
-                        const std::optional<uint64_t> &seed = std::nullopt);
+                        const std::optional<std::string> &order = std::nullopt);
 
-/// The blocks a direct exchange's busiest links carry, window by window:
-/// its steps (shift k, or shifts in the shared random order of `seed`) in
-/// windows of `depth`, each window every rank's blocks routed as the
-/// topology routes them, the busiest link's forward blocks plus the acks
-/// of the blocks the other way, summed over the windows.
-double directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
-                              const std::optional<uint64_t> &seed);
+/// The blocks a shift-order direct exchange's busiest links carry, window
+/// by window: its steps (step k to r + k) in windows of `depth`, each
+/// window every rank's blocks routed as the topology routes them, the
+/// busiest link's forward blocks plus the acks of the blocks the other
+/// way, summed over the windows.
+double directWindowLinkBlocks(const TopologySpec &topo, int64_t depth);
 
 /// The lower bound of an alltoall of m-byte blocks, with no startup or
 /// header, and the cut that sets it. On a torus or mesh, halving dimension
