@@ -20,12 +20,5 @@ awk 'index($0, "<!-- generated: bench/pmpi/render-docs comm-family") == 1 { insi
      { print }' "$root/$page" >"$dir/$page" || fail "cannot alter $page"
 cmp -s "$root/$page" "$dir/$page" && fail "no table row to alter in $page"
 
-"$render" --check --root "$dir" >"$dir/stale.out" 2>&1
-status=$?
-[ "$status" -eq 1 ] || fail "--check exited $status (want 1) on an altered table: $(cat "$dir/stale.out")"
-grep -q "^$page:[0-9]*: generated table 'comm-family' differs" "$dir/stale.out" ||
-  fail "--check did not name the table: $(cat "$dir/stale.out")"
-[ "$(grep -c 'differs' "$dir/stale.out")" -eq 1 ] || fail "--check named other tables: $(cat "$dir/stale.out")"
-"$render" --root "$dir" >/dev/null || fail "rendering the altered copy exited $?"
-cmp -s "$root/$page" "$dir/$page" || fail "rendering did not restore $page"
+expect_stale_then_restored "$render" "$root" "$dir" "$page" comm-family
 echo "$name: ok"
