@@ -26,6 +26,8 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
   e.timeUs = balancedAlltoallUs(spec.topology, e.bytes, decision.fifoDepth, even);
   finishAlltoallEstimate(spec, e);
   e.contention = balancedContention(spec.topology);
+  e.fifoDepth = decision.fifoDepth;
+  e.order = decision.order.value_or("");
 }
 
 } // namespace

@@ -18,41 +18,47 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e);
 
 void decide(const Spec &spec, Decision &decision) {
   const CollectiveSpec &coll = spec.collective;
-  // Chosen by the model on a torus routed dimension by dimension, where
-  // ties overload one direction of a ring: a shared random order (BG/L's AR
-  // strategy) spreads that load over the whole exchange. An order the user
-  // named stays.
-  if (!coll.order && coll.algorithm == "auto" && coll.kind != CollectiveKind::Allgatherv &&
-      tieBlocks(spec.topology) > 0)
-    decision.order = "random";
+  if (coll.kind == CollectiveKind::Allgatherv)
+    return;
+  auto price = [&](const Decision &trial) {
+    AlgorithmEstimate e;
+    e.bytes = estimateBytes(spec);
+    estimate(spec, trial, e);
+    return e.timeUs;
+  };
   // The FIFO depth, where the spec leaves it open: in the shift order a
   // window of consecutive shifts loads a few directions of a few
   // dimensions at a time, and a short window stalls on its first send's
   // round trip. The model prices the default window and each doubling of
   // it up to every step in flight, and keeps the cheapest (the smallest
   // of equals: a rank's engine tests every request in flight).
-  if (!coll.fifoDepth && coll.throttle.value_or("none") == "none" &&
-      coll.kind != CollectiveKind::Allgatherv && decision.order.value_or("shift") == "shift") {
+  bool searchDepth = !coll.fifoDepth && coll.throttle.value_or("none") == "none";
+  Decision shift = decision;
+  if (searchDepth && decision.order.value_or("shift") == "shift") {
     int64_t all = std::max<int64_t>(1, spec.topology.numRanks() - 1);
-    auto price = [&](int64_t depth) {
-      Decision trial = decision;
-      trial.fifoDepth = depth;
-      AlgorithmEstimate e;
-      e.bytes = estimateBytes(spec);
-      estimate(spec, trial, e);
-      return e.timeUs;
-    };
-    int64_t best = decision.fifoDepth;
-    double bestUs = price(best);
-    for (int64_t depth = best; depth < all;) {
+    double bestUs = price(shift);
+    for (int64_t depth = decision.fifoDepth; depth < all;) {
       depth = std::min(2 * depth, all);
-      if (double us = price(depth); us < bestUs * (1 - 1e-9)) {
-        best = depth;
+      Decision trial = shift;
+      trial.fifoDepth = depth;
+      if (double us = price(trial); us < bestUs * (1 - 1e-9)) {
+        shift = trial;
         bestUs = us;
       }
     }
-    decision.fifoDepth = best;
   }
+  // On a torus routed dimension by dimension ties overload one direction
+  // of a ring; a shared random order (BG/L's AR strategy) spreads that
+  // load over the whole exchange, while every step in flight loads each
+  // link as the whole pattern does. Where the spec names no order the
+  // model keeps the cheaper; an order the user named stays.
+  if (!coll.order && coll.algorithm == "auto" && tieBlocks(spec.topology) > 0) {
+    Decision random = decision;
+    random.order = "random";
+    decision = price(random) < price(shift) ? random : shift;
+    return;
+  }
+  decision = shift;
 }
 
 void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) {
@@ -67,6 +73,8 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
               static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
               static_cast<double>(decision.fifoDepth)};
   e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order);
+  e.fifoDepth = decision.fifoDepth;
+  e.order = decision.order.value_or("");
   finishAlltoallEstimate(spec, e, &nic);
 }
 

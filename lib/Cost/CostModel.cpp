@@ -49,12 +49,17 @@ double collc::contention(const TopologySpec &topo, bool balanced) {
   double worst = 0;
   for (size_t d = 0; d < topo.shape.size(); ++d) {
     bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
-    double n = static_cast<double>(topo.shape[d]);
-    // with ties going +, the + link carries the distances 1..n/2 and the
-    // acks of the − link's 1..n/2 − 1; otherwise both directions alike
-    double c = !wraps ? n / 4 * (1 + r)
+    int64_t k = topo.shape[d];
+    double n = static_cast<double>(k);
+    // the cut between the halves ⌊k/2⌋ and ⌈k/2⌉ (alltoallBound): a line
+    // crosses it once, a ring twice each way; with ties going +, the + link
+    // carries the distances 1..n/2 and the acks of the − link's 1..n/2 − 1
+    // A dimension of one node crosses no link; its term (n/8) stands for
+    // the node's loopback, which a one-node machine's direct exchange pays.
+    double halves = k == 1 ? 0.25 : static_cast<double>((k / 2) * (k - k / 2)) / n;
+    double c = !wraps ? halves * (1 + r)
                : !balanced && hasTies(topo, d) ? (n + 2) / 8 + r * (n - 2) / 8
-                                               : n / 8 * (1 + r);
+                                               : halves / 2 * (1 + r);
     worst = std::max(worst, c);
   }
   return worst * static_cast<double>(topo.ranksPerNode);
@@ -825,6 +830,34 @@ double collc::meanHops(const TopologySpec &topo) {
   return hops;
 }
 
+double collc::maxHops(const TopologySpec &topo) {
+  if (topo.fabric == Fabric::Switch)
+    return topo.numNodes() > 1 ? 2 : 0;
+  double hops = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    int64_t n = topo.shape[d];
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    hops += static_cast<double>(wraps ? n / 2 : n - 1);
+  }
+  return hops;
+}
+
+double collc::farthestSources(const TopologySpec &topo) {
+  double c = static_cast<double>(topo.ranksPerNode);
+  if (topo.fabric == Fabric::Switch) // every other node's ranks are two hops away
+    return static_cast<double>(topo.numRanks()) - c;
+  // per dimension, the offsets at the longest distance: two on an odd ring
+  // (±(n − 1)/2), one on an even ring (n/2) and on a line (its far end)
+  double sources = c;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    int64_t n = topo.shape[d];
+    bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
+    if (wraps && n % 2 == 1 && n > 1)
+      sources *= 2;
+  }
+  return sources;
+}
+
 double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double messages,
                             double depth) {
   const NetworkParams &net = topo.network;
@@ -919,13 +952,29 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const Ni
   // a large machine: the whole pattern's contention.
   double blocks = linkBlocks(topo) * contention(topo);
   bool windowed = evenCounts && topo.fabric == Fabric::Torus && order.value_or("shift") == "shift" &&
-                  topo.numRanks() <= kWindowedRanks && nic.depth + 1 < p;
+                  topo.numNodes() > 1 && topo.numRanks() <= kWindowedRanks;
   if (windowed)
     blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth));
   // every block its own message (the empty ones skipped)
-  return p * countsNonEmpty(evenCounts) * net.alphaUs +
-         blocks * static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic) +
-         nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
+  double overheads = p * countsNonEmpty(evenCounts) * net.alphaUs;
+  double links =
+      blocks * static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic);
+  double tail = nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
+  // With every step in flight at once a rank receives while its other
+  // messages are still on the links, so where the links take longer than
+  // the overheads the two overlap. What follows the links is the overhead
+  // of the receives that arrive last: the flows with the longest routes,
+  // which share the most links (farthestSources), and their route. Where
+  // the overheads take longer, the receiver is the bottleneck and its
+  // arrivals queue behind it; they add up as in a window that drains
+  // before the next starts, which cannot hide its receives behind the next
+  // window's bytes. An onload NIC's cores move the bytes they would
+  // overlap with. Only where the windows are routed (the arrivals' routes
+  // known); elsewhere the whole pattern's contention stands for them.
+  if (windowed && nic.depth + 1 >= p && topo.nic.kind != NicKind::Onload && links >= overheads)
+    return links + (farthestSources(topo) + 1) * net.alphaUs +
+           maxHops(topo) * net.hopLatencyUs + tail;
+  return overheads + links + tail;
 }
 
 collc::AlltoallBound collc::alltoallBound(const TopologySpec &topo, int64_t bytes) {
@@ -1016,6 +1065,10 @@ std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
     text += ", mesh " + estimate.shape;
   if (estimate.parts)
     text += ", parts " + std::to_string(*estimate.parts);
+  if (!estimate.order.empty())
+    text += ", " + estimate.order + " order";
+  if (estimate.fifoDepth)
+    text += ", depth " + std::to_string(*estimate.fifoDepth);
   if (estimate.nicSlowdown) {
     std::snprintf(line, sizeof(line), ", NIC x%.2f", *estimate.nicSlowdown);
     text += line;

@@ -99,6 +99,15 @@ double balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t fifoD
 /// over ordered pairs), summed; 2 behind a switch (up and down).
 double meanHops(const TopologySpec &topo);
 
+/// The most hops a route takes (dimension by dimension; two behind a
+/// switch).
+double maxHops(const TopologySpec &topo);
+
+/// The sources whose blocks take the longest route to one rank: with
+/// every step of a direct exchange in flight, their flows share the most
+/// links and arrive last.
+double farthestSources(const TopologySpec &topo);
+
 /// What a rank waits for its FIFO window: sending `messages` messages of
 /// `bytes` with `depth` in flight, it issues a window of depth sends, and
 /// the window's first completes after a round trip α + H̄·L + (m + h)·β
@@ -424,6 +433,8 @@ struct AlgorithmEstimate {
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
   std::string shape;                   // vmesh: the mesh, "Pvx x Pvy"
   std::optional<int64_t> parts;        // dim-rings: the parts of a block
+  std::optional<int64_t> fifoDepth;    // direct, balanced: sends in flight
+  std::string order;                   // direct, balanced: the order of the steps
   std::optional<double> nicSlowdown;   // behind a NIC: nicSlowdown
 };
 
