@@ -15,6 +15,7 @@
 
 #include "collc/simulate.h"
 
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -33,14 +34,34 @@ struct Distribution {
   std::vector<int64_t> counts;
 };
 
+/// The element every REDUCE of the plan can split a message into: the
+/// least common multiple of their types' sizes (1 if the plan reduces
+/// nothing), so that verified message sizes are whole numbers of elements.
+int64_t reduceUnit(const collrt_plan_t *plan) {
+  const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  int64_t unit = 1;
+  for (unsigned i = 0; i < d->nstmts; ++i)
+    if (d->stmts[i].kind == COLLRT_STMT_REDUCE)
+      unit = std::lcm(unit, int64_t(collrt_reduce_type_size(d->stmts[i].rtype)));
+  return unit;
+}
+
 /// Count sets for P ranks: a P*P matrix for alltoall(v), P entries for
-/// allgatherv.
-std::vector<Distribution> distributionsFor(uint8_t op, int p) {
+/// allgatherv, allreduce and bcast (the last two uniform: one message).
+std::vector<Distribution> distributionsFor(const collrt_plan_t *plan, int p) {
+  uint8_t op = collrt_plan_desc(plan)->op;
   std::vector<Distribution> out;
   std::mt19937_64 rng(12345 + p);
   auto uniform = [&](const std::string &name, int64_t bytes, size_t n) {
     out.push_back({name, std::vector<int64_t>(n, bytes)});
   };
+  if (op == COLLRT_OP_ALLREDUCE || op == COLLRT_OP_BCAST) {
+    // empty, one element, a few, and more than a pipeline's few blocks
+    int64_t unit = reduceUnit(plan);
+    for (int64_t elems : {0, 1, 3, 1000})
+      uniform(std::to_string(elems * unit) + " B", elems * unit, p);
+    return out;
+  }
   if (op == COLLRT_OP_ALLTOALL) {
     for (int64_t bytes : {0, 1, 7})
       uniform("uniform " + std::to_string(bytes) + " B", bytes, size_t(p) * p);
@@ -78,7 +99,7 @@ std::vector<Distribution> distributionsFor(uint8_t op, int p) {
 LogicalResult verifyAt(sched::PlanOp planOp, const collrt_plan_t *plan,
                        int p, const std::string &shapeNote) {
   for (const Distribution &dist :
-       distributionsFor(collrt_plan_desc(plan)->op, p)) {
+       distributionsFor(plan, p)) {
     collrt_sim_input_t input{p, dist.counts.data()};
     collrt_sim_result_t result;
     collrt_diag_t diag;

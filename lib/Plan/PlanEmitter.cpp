@@ -440,6 +440,23 @@ LogicalResult Emitter::emitOp(Operation &op) {
                             copy.getWaitIndex(), copy.getSignalEvent(),
                             copy.getSignalIndex());
       })
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        collrt_stmt_t stmt = makeStmt(COLLRT_STMT_REDUCE);
+        stmt.buf0 = static_cast<uint8_t>(reduce.getSrcBuffer());
+        stmt.buf1 = static_cast<uint8_t>(reduce.getDstBuffer());
+        // the one table's numbers (the op verifier checked the spellings)
+        stmt.rop = static_cast<uint8_t>(
+            collrt_reduce_op_from_name(reduce.getReduceOp().str().c_str()));
+        stmt.rtype = static_cast<uint8_t>(
+            collrt_reduce_type_from_name(reduce.getElemType().str().c_str()));
+        if (failed(setExpr(stmt, COLLRT_E_SRC_OFF, reduce.getSrcOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_DST_OFF, reduce.getDstOffset())) ||
+            failed(setExpr(stmt, COLLRT_E_LEN, reduce.getLength())))
+          return failure();
+        return emitTransfer(reduce, stmt, reduce.getWaitEvent(),
+                            reduce.getWaitIndex(), reduce.getSignalEvent(),
+                            reduce.getSignalIndex());
+      })
       .Case([&](ArenaOp arena) -> LogicalResult {
         collrt_stmt_t stmt = makeStmt(COLLRT_STMT_ARENA);
         if (failed(setExpr(stmt, COLLRT_E_ARENA_BYTES, arena.getBytes())) ||

@@ -257,6 +257,15 @@ void Importer::importTransfer(size_t index) {
                                 srcOffset, buffer(stmt.buf1, COLLRT_GATHER_DST),
                                 dstOffset, length, waitRef, wait, signalRef,
                                 signal);
+  } else if (stmt.kind == COLLRT_STMT_REDUCE) {
+    Value srcOffset = expr(stmt, COLLRT_E_SRC_OFF);
+    Value dstOffset = expr(stmt, COLLRT_E_DST_OFF);
+    Value length = expr(stmt, COLLRT_E_LEN);
+    op = builder.create<ReduceOp>(
+        loc, builder.getStringAttr(collrt_reduce_op_name(stmt.rop)),
+        builder.getStringAttr(collrt_reduce_type_name(stmt.rtype)),
+        static_cast<Buffer>(stmt.buf0), srcOffset, static_cast<Buffer>(stmt.buf1),
+        dstOffset, length, waitRef, wait, signalRef, signal);
   } else {
     // SEND and RECV share their operands; values are created in slot order.
     BufferAttr attr = buffer(stmt.buf0, COLLRT_GATHER_SRC);

@@ -179,6 +179,16 @@ static void advance_copies(collrt_coll_t *c, int trace) {
  * through node shared memory, or an MPI request. */
 static collrt_status_t start_step(collrt_coll_t *c, uint32_t i, int trace, collrt_diag_t *diag) {
   const collrt_step_t *s = &c->steps.steps[i];
+  if (s->kind == COLLRT_STEP_REDUCE) {
+    /* at once: the combine is one pass over both regions (reduce.c) */
+    collrt_reduce_apply(s->rop, s->rtype, c->buf[s->dst_buf] + s->dst_off, c->buf[s->buf] + s->off,
+                        (size_t)s->len / collrt_reduce_type_size(s->rtype));
+#ifdef COLLRT_SMPI
+    collrt_smpi_charge_copy(c, s->len);
+#endif
+    collrt_engine_complete(c, i, trace);
+    return COLLRT_OK;
+  }
   if (s->kind == COLLRT_STEP_COPY) {
     if (s->len <= c->copy_chunk_bytes) {
       copy_bytes(c, s, 0, s->len);

@@ -170,8 +170,8 @@ static collrt_status_t eval(expander_t *x, unsigned si, unsigned e,
 
 static const char *kind_name(uint8_t k) {
   static const char *names[] = {"?",    "PHASE", "FOR", "IF",       "LET", "SEND",  "RECV", "COPY",
-                                "SEG", "DEP",   "EXCHANGE", "PUT", "ARENA", "NOTIFY", "AWAIT"};
-  return k <= COLLRT_STMT_AWAIT ? names[k] : "?";
+                                "SEG", "DEP",   "EXCHANGE", "PUT", "ARENA", "NOTIFY", "AWAIT", "REDUCE"};
+  return k <= COLLRT_STMT_REDUCE ? names[k] : "?";
 }
 
 static collrt_status_t check_region(expander_t *x, unsigned si, const char *what,
@@ -328,7 +328,21 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     p->seg_begin = (uint32_t)seg_begin;
     produced = (int32_t)(x->steps.count - 1);
   } else if (len > 0) {
-    if (s->kind != COLLRT_STMT_COPY) {
+    if (s->kind == COLLRT_STMT_REDUCE) {
+      size_t esize = collrt_reduce_type_size(s->rtype);
+      if (len % (int64_t)esize) {
+        collrt_diag_set(x->diag, "stmt[%u] REDUCE on rank %d: length %lld is not a whole number of %s elements (%zu bytes each)",
+                        si, rank, (long long)len, collrt_reduce_type_name(s->rtype), esize);
+        return COLLRT_ERR_BOUNDS;
+      }
+      int64_t so = e[COLLRT_E_SRC_OFF], d0 = e[COLLRT_E_DST_OFF];
+      if (s->buf0 == s->buf1 && so < d0 + len && d0 < so + len) {
+        collrt_diag_set(x->diag, "stmt[%u] REDUCE on rank %d: source [%lld, %lld) and destination [%lld, %lld) overlap in one buffer",
+                        si, rank, (long long)so, (long long)(so + len), (long long)d0, (long long)(d0 + len));
+        return COLLRT_ERR_BOUNDS;
+      }
+    }
+    if (s->kind != COLLRT_STMT_COPY && s->kind != COLLRT_STMT_REDUCE) {
       int64_t peer = e[COLLRT_E_PEER], tag = e[COLLRT_E_TAG];
       if (peer < 0 || peer >= x->in->size) {
         collrt_diag_set(x->diag, "stmt[%u] %s on rank %d: peer %lld is outside [0, %d)",
@@ -356,9 +370,10 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     collrt_step_t *p;
     if ((st = vec_push(x, &x->steps, sizeof *p, "steps", (void **)&p)))
       return st;
-    p->kind = s->kind == COLLRT_STMT_SEND ? COLLRT_STEP_SEND
-              : s->kind == COLLRT_STMT_RECV ? COLLRT_STEP_RECV
-                                            : COLLRT_STEP_COPY;
+    p->kind = s->kind == COLLRT_STMT_SEND     ? COLLRT_STEP_SEND
+              : s->kind == COLLRT_STMT_RECV   ? COLLRT_STEP_RECV
+              : s->kind == COLLRT_STMT_REDUCE ? COLLRT_STEP_REDUCE
+                                              : COLLRT_STEP_COPY;
     p->fifo = (uint8_t)x->fifo;
     p->buf = gsrc ? 0 : s->buf0;
     p->len = (int32_t)len;
@@ -366,7 +381,9 @@ static collrt_status_t transfer(expander_t *x, unsigned si) {
     p->seg_begin = (uint32_t)seg_begin;
     p->nsrc = (uint32_t)nsrc;
     p->ndst = (uint32_t)ndst;
-    if (s->kind == COLLRT_STMT_COPY) {
+    if (s->kind == COLLRT_STMT_COPY || s->kind == COLLRT_STMT_REDUCE) {
+      p->rop = s->rop;
+      p->rtype = s->rtype;
       p->dst_buf = gdst ? 0 : s->buf1;
       p->off = gsrc ? 0 : e[COLLRT_E_SRC_OFF];
       p->dst_off = gdst ? 0 : e[COLLRT_E_DST_OFF];

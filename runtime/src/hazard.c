@@ -73,7 +73,7 @@ static int waits_on(checker_t *h, uint32_t from, uint32_t to) {
 
 collrt_status_t collrt_check_hazards(const collrt_steps_t *ss, int rank, collrt_diag_t *diag) {
   static const char *bufs[] = {"send", "receive", "scratch"};
-  static const char *kinds[] = {"?", "SEND", "RECV", "COPY"};
+  static const char *kinds[] = {"?", "SEND", "RECV", "COPY", "NOTIFY", "AWAIT", "REDUCE"};
   checker_t h = {ss, NULL, 0, 0, NULL, 0, NULL};
   collrt_status_t st = COLLRT_OK;
   h.mark = calloc(ss->count + 1, sizeof *h.mark);
@@ -223,7 +223,7 @@ static int add_arena(arena_access_t **acc, size_t *nacc, size_t *cap, size_t g,
 
 collrt_status_t collrt_check_arena_hazards(const collrt_steps_t *const *ss, const int *ranks,
                                            int n, collrt_diag_t *diag) {
-  static const char *kinds[] = {"?", "SEND", "RECV", "COPY", "NOTIFY", "AWAIT"};
+  static const char *kinds[] = {"?", "SEND", "RECV", "COPY", "NOTIFY", "AWAIT", "REDUCE"};
   node_checker_t h = {ss, n, NULL, 0, NULL, NULL, 0, NULL, 0, NULL};
   arena_access_t *acc = NULL;
   size_t nacc = 0, cap = 0;

@@ -1,7 +1,11 @@
 /* Buffer hazards of one rank's steps (the "Hazards" rule of plan_format.h):
  * overlapping accesses, one of them a write, must be ordered by a chain of
  * waits. The simulator runs it on every rank, so the verifier rejects races
- * the MPI engine could lose (it may start a COPY and a SEND in either order). */
+ * the MPI engine could lose (it may start a COPY and a SEND in either order).
+ * A REDUCE reads its source and reads and writes its destination; its
+ * destination is entered as a write, which already conflicts with every
+ * other access, so two REDUCEs into the same bytes must be ordered too (the
+ * order of combination is part of the result). */
 #ifndef COLLRT_HAZARD_H
 #define COLLRT_HAZARD_H
 

@@ -198,7 +198,7 @@ static collrt_status_t check_expr(const collrt_plan_t *plan, uint16_t ref,
 
 static int is_transfer(uint8_t kind) {
   return kind == COLLRT_STMT_SEND || kind == COLLRT_STMT_RECV || kind == COLLRT_STMT_COPY ||
-         kind == COLLRT_STMT_NOTIFY || kind == COLLRT_STMT_AWAIT;
+         kind == COLLRT_STMT_REDUCE || kind == COLLRT_STMT_NOTIFY || kind == COLLRT_STMT_AWAIT;
 }
 
 /* Buffers a transfer may write: RECV, SCRATCH and the node's ARENA. */
@@ -230,6 +230,7 @@ static void expr_slots(const collrt_stmt_t *s, unsigned *required,
     *required = (s->slot & COLLRT_GATHER_SRC ? 0u : 0x1u) | (s->slot & COLLRT_GATHER_DST ? 0u : 0x2u) |
                 (s->slot ? 0u : 0x4u);
     break;
+  case COLLRT_STMT_REDUCE: *required = 0x7u; break; /* offsets, length */
   case COLLRT_STMT_SEG: *required = 0x3u; break;
   case COLLRT_STMT_PUT: *required = 0x7u; break; /* peer, index, value */
   case COLLRT_STMT_DEP: *optional = 0x30u; break; /* its event index, NONE = 0 */
@@ -251,8 +252,19 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
   const collrt_plan_desc_t *d = &plan->desc;
   const collrt_stmt_t *s = &plan->stmts[i];
   uint8_t k = s->kind;
-  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_AWAIT) {
-    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..14)", i, k);
+  if (k < COLLRT_STMT_PHASE || k > COLLRT_STMT_REDUCE) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].kind' is %u, not a statement kind (1..15)", i, k);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  if (k != COLLRT_STMT_REDUCE && (s->rop || s->rtype)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u but only a REDUCE names an operation and a type", i,
+                    s->rop ? "rop" : "rtype", s->rop ? s->rop : s->rtype);
+    return COLLRT_ERR_PLAN_INVALID;
+  }
+  char why[200];
+  if (k == COLLRT_STMT_REDUCE && !collrt_reduce_valid(s->rop, s->rtype, why, sizeof why)) {
+    collrt_diag_set(diag, "plan field 'stmt[%u]' is a REDUCE of operation %u on type %u: %s", i, s->rop,
+                    s->rtype, why);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (!is_container(k) && s->body != 0) {
@@ -295,23 +307,28 @@ static collrt_status_t check_stmt_fields(const collrt_plan_t *plan, unsigned i,
     buf0_ok = src_gathered ? s->buf0 == 0 : s->buf0 < COLLRT_BUF_COUNT_;
     buf1_ok = dst_gathered ? s->buf1 == 0 : writable(s->buf1);
     break;
+  case COLLRT_STMT_REDUCE:
+    buf0_ok = s->buf0 < COLLRT_BUF_COUNT_;
+    buf1_ok = writable(s->buf1);
+    break;
   default: buf0_ok = s->buf0 == 0; break;
   }
   if (!buf0_ok || !buf1_ok) {
     collrt_diag_set(diag, "plan field 'stmt[%u].%s' is %u, not valid for kind %u%s", i,
                     buf0_ok ? "buf1" : "buf0", buf0_ok ? s->buf1 : s->buf0, k,
-                    k >= COLLRT_STMT_SEND ? " (RECV and COPY write only RECV, SCRATCH or ARENA)" : "");
+                    k >= COLLRT_STMT_SEND ? " (RECV, COPY and REDUCE write only RECV, SCRATCH or ARENA)" : "");
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (d->scratch_expr == COLLRT_EXPR_NONE &&
       (((is_transfer(k) || k == COLLRT_STMT_SEG) && s->buf0 == COLLRT_BUF_SCRATCH) ||
-       (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_SCRATCH))) {
+       ((k == COLLRT_STMT_COPY || k == COLLRT_STMT_REDUCE) && s->buf1 == COLLRT_BUF_SCRATCH))) {
     collrt_diag_set(diag, "plan field 'stmt[%u].buf' is SCRATCH but the plan declares no scratch_expr", i);
     return COLLRT_ERR_PLAN_INVALID;
   }
   if (!plan->has_arena &&
       (((is_transfer(k) || k == COLLRT_STMT_SEG) && s->buf0 == COLLRT_BUF_ARENA) ||
-       (k == COLLRT_STMT_COPY && s->buf1 == COLLRT_BUF_ARENA) || k == COLLRT_STMT_NOTIFY ||
+       ((k == COLLRT_STMT_COPY || k == COLLRT_STMT_REDUCE) && s->buf1 == COLLRT_BUF_ARENA) ||
+       k == COLLRT_STMT_NOTIFY ||
        k == COLLRT_STMT_AWAIT)) {
     collrt_diag_set(diag, "plan field 'stmt[%u]' uses the node arena (%s) but the plan has no ARENA statement", i,
                     k == COLLRT_STMT_NOTIFY ? "NOTIFY" : k == COLLRT_STMT_AWAIT ? "AWAIT" : "buffer ARENA");

@@ -7,17 +7,19 @@
 #include "diag.h"
 #include "plan_internal.h"
 
-/* The fields a statement may omit, in their order after the masks. */
+/* The byte fields a statement may omit, by their bit in `fields` (bit 5 is
+ * the body), written after the masks in bit order. */
 static uint8_t *stmt_fields(collrt_stmt_t *s, unsigned k) {
-  uint8_t *fields[] = {&s->buf0, &s->buf1, &s->slot, &s->wait_event, &s->signal_event};
+  uint8_t *fields[] = {&s->buf0, &s->buf1, &s->slot, &s->wait_event, &s->signal_event,
+                       NULL, &s->rop, &s->rtype};
   return fields[k];
 }
 
 size_t collrt_stmt_encode(const collrt_stmt_t *s, uint8_t *out) {
   collrt_stmt_t c = *s;
   uint8_t *p = out + 3, fields = 0, exprs = 0;
-  for (unsigned k = 0; k < 5; ++k)
-    if (*stmt_fields(&c, k)) {
+  for (unsigned k = 0; k < 8; ++k)
+    if ((COLLRT_STMT_BYTE_FIELDS >> k & 1u) && *stmt_fields(&c, k)) {
       fields |= (uint8_t)(1u << k);
       *p++ = *stmt_fields(&c, k);
     }
@@ -46,10 +48,8 @@ size_t collrt_stmt_decode(const uint8_t *p, const uint8_t *end, collrt_stmt_t *s
   s->kind = p[0];
   uint8_t fields = p[1], exprs = p[2];
   p += 3;
-  if (fields & ~(COLLRT_STMT_HAS_BODY | 0x1Fu))
-    return 0;
-  for (unsigned k = 0; k < 5; ++k)
-    if (fields >> k & 1u) {
+  for (unsigned k = 0; k < 8; ++k)
+    if ((COLLRT_STMT_BYTE_FIELDS >> k & 1u) && (fields >> k & 1u)) {
       if (p >= end || *p == 0)
         return 0;
       *stmt_fields(s, k) = *p++;

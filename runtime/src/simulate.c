@@ -7,6 +7,19 @@
  * origin send-buffer offset) so the final receive buffers can be compared
  * with what MPI's collective defines.
  *
+ * Reductions. A label also carries the set of ranks whose contributions the
+ * byte combines (bit r: rank r's send buffer; P <= 64 when the plan
+ * reduces). Messages and copies move labels whole; a REDUCE step is a
+ * checked union, byte by byte: both bytes must have been written, be the
+ * same position of the reduction (for allreduce every rank's send-buffer
+ * byte at offset o is position o), and hold disjoint sets; otherwise the
+ * simulation stops naming the rank, statement, buffer, offset and the rank
+ * combined twice. At the end an allreduce output byte must hold position o
+ * with every rank's contribution, a bcast output byte the root's (rank 0)
+ * byte. What a REDUCE computes on values is reduce.c's; which contributions
+ * it combines is all the verifier needs, and races between a REDUCE and
+ * other accesses are the hazard check's (hazard.h).
+ *
  * Model time (an estimate, in the plan's alpha/beta/gamma): a step is issued
  * at max(completion of its dependency, issue of the previous entry of its
  * queue, completion of the (n - depth)-th completed transfer of its queue when
@@ -31,6 +44,16 @@
 #include "hazard.h"
 
 #define LABEL(rank, off) ((((uint64_t)(rank) << 40) | (uint64_t)(off)) + 1u)
+/* bcast: the root whose send buffer every rank receives */
+#define BCAST_ROOT 0
+/* ranks whose contributions a label's set can name */
+#define SIM_MAX_SET_RANKS 64
+
+/* A byte's origin (LABEL, or for allreduce offset + 1: a position of the
+ * reduction; 0 = never written) and the ranks whose contributions it holds. */
+typedef struct sim_label {
+  uint64_t origin, set;
+} sim_label_t;
 
 typedef struct sim_rank {
   collrt_expand_input_t in;
@@ -40,7 +63,7 @@ typedef struct sim_rank {
   collrt_tables_t tables;
   collrt_fifo_queue_t fq;
   int fq_ready;
-  uint64_t *label[COLLRT_BUF_COUNT_];
+  sim_label_t *label[COLLRT_BUF_COUNT_];
   size_t base;       /* global index of step 0 */
   double *issue_t;   /* ps, per step */
   double *done_t;
@@ -54,7 +77,7 @@ typedef struct sim_rank {
 /* The node arena of ranks [first, first + n). */
 typedef struct sim_node {
   int first, n;
-  uint64_t *label;       /* the arena's bytes */
+  sim_label_t *label;    /* the arena's bytes */
   int64_t ncounters;
   uint64_t *notified;    /* per counter: NOTIFYs executed */
   uint64_t *expected;    /* per counter: NOTIFYs the node's programs hold */
@@ -96,6 +119,7 @@ typedef struct sim {
   sim_node_t *nodes; /* NULL: the plan has no arena */
   int nnodes, rpn;
   collrt_sim_result_t res;
+  collrt_status_t failed; /* a REDUCE that combines wrongly stops the run */
   collrt_diag_t *diag;
 } sim_t;
 
@@ -109,8 +133,9 @@ static const collrt_step_t *gstep(const sim_t *s, size_t g, sim_rank_t **rk) {
 static void describe(const sim_t *s, size_t g, char *buf, size_t n) {
   sim_rank_t *r;
   const collrt_step_t *st = gstep(s, g, &r);
-  if (st->kind == COLLRT_STEP_COPY)
-    snprintf(buf, n, "copy %lldB (fifo %u, stmt %u)", (long long)st->len, st->fifo, st->stmt);
+  if (st->kind == COLLRT_STEP_COPY || st->kind == COLLRT_STEP_REDUCE)
+    snprintf(buf, n, "%s %lldB (fifo %u, stmt %u)", st->kind == COLLRT_STEP_COPY ? "copy" : "reduce",
+             (long long)st->len, st->fifo, st->stmt);
   else if (collrt_step_is_signal(st->kind))
     snprintf(buf, n, "%s counter %d (fifo %u, stmt %u)",
              st->kind == COLLRT_STEP_NOTIFY ? "notify" : "await", st->peer, st->fifo, st->stmt);
@@ -131,7 +156,14 @@ static collrt_status_t build_input(sim_t *s, const collrt_sim_input_t *input,
   int64_t *sc = r->arrays, *sd = sc + P, *rc = sd + P, *rd = rc + P;
   const int64_t *c = input->counts;
   int64_t soff = 0, roff = 0;
-  if (s->d->op == COLLRT_OP_ALLTOALL) {
+  if (s->d->op == COLLRT_OP_ALLREDUCE || s->d->op == COLLRT_OP_BCAST) {
+    /* one message of c[0] bytes, the same on every rank */
+    for (int j = 0; j < P; ++j) {
+      sc[j] = rc[j] = c[0];
+      sd[j] = rd[j] = 0;
+    }
+    soff = roff = c[0];
+  } else if (s->d->op == COLLRT_OP_ALLTOALL) {
     for (int j = 0; j < P; ++j) {
       sc[j] = rc[j] = c[0];
       sd[j] = rd[j] = j * c[0];
@@ -250,7 +282,7 @@ static void move_piece(void *ctx, uint8_t sbuf, int64_t soff, uint8_t dbuf, int6
                        int64_t len) {
   move_ctx_t *m = ctx;
   memmove(m->s->r[m->to].label[dbuf] + doff, m->s->r[m->from].label[sbuf] + soff,
-          (size_t)len * sizeof(uint64_t));
+          (size_t)len * sizeof(sim_label_t));
 }
 
 /* Moves the labels of `src`'s source region on rank `from` to `dst`'s
@@ -262,6 +294,44 @@ static void move_bytes(sim_t *s, int from, const collrt_step_t *src, int to,
   collrt_step_dest(&s->r[to].steps, dst, &b);
   move_ctx_t m = {s, from, to};
   collrt_region_pairs(&a, &b, 0, src->len, move_piece, &m);
+}
+
+static const char *const buf_names[] = {"send", "receive", "scratch", "arena"};
+
+static void label_text(uint64_t l, char *buf, size_t n);
+
+/* REDUCE on labels: a checked union (see the top of this file). */
+static void reduce_labels(sim_t *s, int p, const collrt_step_t *st) {
+  sim_label_t *dst = s->r[p].label[st->dst_buf] + st->dst_off;
+  const sim_label_t *src = s->r[p].label[st->buf] + st->off;
+  int64_t esize = (int64_t)collrt_reduce_type_size(st->rtype);
+  for (int64_t k = 0; k < st->len; ++k) {
+    const sim_label_t *a = &dst[k], *b = &src[k];
+    int unwritten = !a->origin ? 1 : !b->origin ? 2 : 0;
+    const char *bn = buf_names[unwritten == 2 ? st->buf : st->dst_buf];
+    int64_t at = unwritten == 2 ? st->off + k : st->dst_off + k;
+    if (unwritten) {
+      collrt_diag_set(s->diag, "rank %d's stmt[%u] REDUCE (%s %s) reads its %s's %s buffer byte %lld (element %lld) before anything was written there",
+                      p, st->stmt, collrt_reduce_op_name(st->rop), collrt_reduce_type_name(st->rtype),
+                      unwritten == 2 ? "source" : "destination", bn, (long long)at, (long long)(at / esize));
+    } else if (a->origin != b->origin) {
+      char x[80], y[80];
+      label_text(b->origin, x, sizeof x);
+      label_text(a->origin, y, sizeof y);
+      collrt_diag_set(s->diag, "rank %d's stmt[%u] REDUCE combines %s into %s (%s buffer byte %lld): not the same element of the reduction",
+                      p, st->stmt, x, y, buf_names[st->dst_buf], (long long)(st->dst_off + k));
+    } else if (a->set & b->set) {
+      int twice = __builtin_ctzll(a->set & b->set);
+      collrt_diag_set(s->diag, "rank %d's stmt[%u] REDUCE combines the contribution of rank %d twice into its %s buffer element %lld (byte %lld)",
+                      p, st->stmt, twice, buf_names[st->dst_buf], (long long)((st->dst_off + k) / esize),
+                      (long long)(st->dst_off + k));
+    } else {
+      dst[k].set |= b->set;
+      continue;
+    }
+    s->failed = COLLRT_ERR_BOUNDS;
+    return;
+  }
 }
 
 static int queue_index(const collrt_step_t *st) {
@@ -339,6 +409,12 @@ static void issue(sim_t *s, int p, size_t i) {
     signal_step(s, p, i, t);
     return;
   }
+  if (st->kind == COLLRT_STEP_REDUCE) {
+    reduce_labels(s, p, st);
+    s->res.copy_bytes += (uint64_t)st->len;
+    finish(s, r, i, t + (double)st->len * d->gamma_ps_per_byte);
+    return;
+  }
   if (st->kind == COLLRT_STEP_COPY) {
     move_bytes(s, p, st, p, st);
     s->res.copy_bytes += (uint64_t)st->len;
@@ -410,12 +486,50 @@ static void label_text(uint64_t l, char *buf, size_t n) {
              (unsigned long long)((l - 1) >> 40));
 }
 
+/* allreduce and bcast: every rank's receive buffer holds, at offset o,
+ * position o combining every rank's contribution (allreduce) or the root's
+ * byte o (bcast). */
+static collrt_status_t check_one_message(sim_t *s) {
+  int P = s->P, all = s->d->op == COLLRT_OP_ALLREDUCE;
+  uint64_t full = P >= 64 ? ~0ull : (1ull << P) - 1;
+  for (int p = 0; p < P; ++p) {
+    const sim_rank_t *r = &s->r[p];
+    for (int64_t o = 0; o < r->in.recv_bytes; ++o) {
+      const sim_label_t *g = &r->label[COLLRT_BUF_RECV][o];
+      uint64_t want = all ? (uint64_t)o + 1u : LABEL(BCAST_ROOT, o);
+      char x[80], y[80];
+      if (g->origin != want || (!all && g->set != 1ull << BCAST_ROOT)) {
+        if (all && g->origin)
+          snprintf(x, sizeof x, "byte %llu of the ranks' send buffers", (unsigned long long)(g->origin - 1));
+        else
+          label_text(g->origin, x, sizeof x);
+        if (all)
+          snprintf(y, sizeof y, "byte %lld of every rank's send buffer, combined", (long long)o);
+        else
+          label_text(want, y, sizeof y);
+        collrt_diag_set(s->diag, "rank %d's receive buffer at offset %lld holds %s, expected %s", p,
+                        (long long)o, x, y);
+        return COLLRT_ERR_BOUNDS;
+      }
+      if (all && g->set != full) {
+        int missing = __builtin_ctzll(full & ~g->set), have = __builtin_popcountll(g->set);
+        collrt_diag_set(s->diag, "rank %d's receive buffer at offset %lld combines the contributions of %d of %d ranks: rank %d's is missing",
+                        p, (long long)o, have, P, missing);
+        return COLLRT_ERR_BOUNDS;
+      }
+    }
+  }
+  return COLLRT_OK;
+}
+
 static collrt_status_t check_result(sim_t *s) {
   int P = s->P;
   collrt_status_t st = COLLRT_OK;
+  if (s->d->op == COLLRT_OP_ALLREDUCE || s->d->op == COLLRT_OP_BCAST)
+    return check_one_message(s);
   for (int p = 0; p < P && !st; ++p) {
     sim_rank_t *r = &s->r[p];
-    const uint64_t *got = r->label[COLLRT_BUF_RECV];
+    const sim_label_t *got = r->label[COLLRT_BUF_RECV];
     /* what MPI's collective writes; bytes no region covers stay unwritten */
     uint64_t *want = calloc((size_t)r->in.recv_bytes + 1, sizeof *want);
     if (!want)
@@ -426,9 +540,9 @@ static collrt_status_t check_result(sim_t *s) {
         want[r->in.rdispls[j] + k] = LABEL(j, base + k);
     }
     for (int64_t off = 0; off < r->in.recv_bytes; ++off) {
-      if (got[off] != want[off]) {
+      if (got[off].origin != want[off]) {
         char g[80], w[80];
-        label_text(got[off], g, sizeof g);
+        label_text(got[off].origin, g, sizeof g);
         label_text(want[off], w, sizeof w);
         collrt_diag_set(s->diag, "rank %d's receive buffer at offset %lld holds %s, expected %s",
                         p, (long long)off, g, w);
@@ -537,13 +651,14 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
   }
   const collrt_plan_desc_t *d = collrt_plan_desc(plan);
   int P = input->size;
-  size_t ncounts = d->op == COLLRT_OP_ALLGATHERV ? (size_t)P : (size_t)P * P;
+  int one_message = d->op == COLLRT_OP_ALLREDUCE || d->op == COLLRT_OP_BCAST;
+  size_t ncounts = d->op == COLLRT_OP_ALLGATHERV || one_message ? (size_t)P : (size_t)P * P;
   for (size_t k = 0; k < ncounts; ++k)
     if (input->counts[k] < 0 || input->counts[k] > (1ll << 36) ||
-        (d->op == COLLRT_OP_ALLTOALL && input->counts[k] != input->counts[0])) {
+        ((d->op == COLLRT_OP_ALLTOALL || one_message) && input->counts[k] != input->counts[0])) {
       collrt_diag_set(diag, "simulation counts[%zu] = %lld is %s", k, (long long)input->counts[k],
                       input->counts[k] < 0 ? "negative" : input->counts[k] > (1ll << 36) ? "too large to simulate"
-                      : "not equal to counts[0] (alltoall counts are uniform)");
+                      : "not equal to counts[0] (alltoall, allreduce and bcast counts are uniform)");
       return COLLRT_ERR_ARG;
     }
   sim_t s;
@@ -602,7 +717,7 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
     r->queue_completed = calloc((size_t)nq, sizeof(uint32_t));
     int64_t bytes[COLLRT_BUF_COUNT_] = {r->in.send_bytes, r->in.recv_bytes, r->steps.scratch_bytes};
     for (int b = 0; b < COLLRT_BUF_ARENA; ++b)
-      r->label[b] = calloc((size_t)bytes[b] + 1, sizeof(uint64_t));
+      r->label[b] = calloc((size_t)bytes[b] + 1, sizeof(sim_label_t));
     if (s.nodes)
       r->label[COLLRT_BUF_ARENA] = s.nodes[p / s.rpn].label;
     if (!r->issue_t || !r->done_t || !r->ctimes || !r->queue_last || !r->queue_issued ||
@@ -611,8 +726,17 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
       st = COLLRT_ERR_NOMEM;
       goto out;
     }
-    for (int64_t o = 0; o < r->in.send_bytes; ++o)
-      r->label[COLLRT_BUF_SEND][o] = LABEL(p, o);
+    for (int64_t o = 0; o < r->in.send_bytes; ++o) {
+      r->label[COLLRT_BUF_SEND][o].origin = d->op == COLLRT_OP_ALLREDUCE ? (uint64_t)o + 1u : LABEL(p, o);
+      r->label[COLLRT_BUF_SEND][o].set = p < SIM_MAX_SET_RANKS ? 1ull << p : 0;
+    }
+    for (size_t i = 0; i < n && P > SIM_MAX_SET_RANKS; ++i)
+      if (r->steps.steps[i].kind == COLLRT_STEP_REDUCE || d->op == COLLRT_OP_ALLREDUCE) {
+        collrt_diag_set(diag, "cannot verify a reduction at P = %d: the simulator tracks the contributions of at most %d ranks",
+                        P, SIM_MAX_SET_RANKS);
+        st = COLLRT_ERR_ARG;
+        goto out;
+      }
   }
   if ((st = match_all(&s)))
     goto out;
@@ -624,8 +748,10 @@ collrt_status_t collrt_simulate(const collrt_plan_t *plan,
     --s.wcount;
     s.r[p].queued = 0;
     size_t i;
-    while (collrt_fq_next(&s.r[p].fq, &i))
+    while (!s.failed && collrt_fq_next(&s.r[p].fq, &i))
       issue(&s, p, i);
+    if ((st = s.failed))
+      goto out;
   }
   for (int p = 0; p < P; ++p)
     if (!collrt_fq_done(&s.r[p].fq)) {

@@ -16,8 +16,9 @@ static int append_steps(const collrt_coll_t *c, FILE *fp, double base) {
   for (size_t i = 0; i < c->steps.count; ++i) {
     const collrt_step_t *s = &c->steps.steps[i];
     char name[64];
-    if (s->kind == COLLRT_STEP_COPY)
-      snprintf(name, sizeof name, "copy %lldB", (long long)s->len);
+    if (s->kind == COLLRT_STEP_COPY || s->kind == COLLRT_STEP_REDUCE)
+      snprintf(name, sizeof name, "%s %lldB", s->kind == COLLRT_STEP_COPY ? "copy" : "reduce",
+               (long long)s->len);
     else if (collrt_step_is_signal(s->kind))
       snprintf(name, sizeof name, "%s %d", s->kind == COLLRT_STEP_NOTIFY ? "notify" : "await",
                s->peer);
@@ -26,7 +27,8 @@ static int append_steps(const collrt_coll_t *c, FILE *fp, double base) {
                s->peer, (long long)s->len);
     fprintf(fp, ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f}",
             name, s->kind == COLLRT_STEP_SEND ? "send" : s->kind == COLLRT_STEP_RECV ? "recv"
-                      : s->kind == COLLRT_STEP_COPY ? "copy" : "arena",
+                      : s->kind == COLLRT_STEP_COPY ? "copy"
+                      : s->kind == COLLRT_STEP_REDUCE ? "reduce" : "arena",
             c->rank, s->fifo, (c->t_issue[i] - base) * 1e6, (c->t_done[i] - c->t_issue[i]) * 1e6);
   }
   return !ferror(fp);

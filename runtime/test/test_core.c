@@ -97,11 +97,15 @@ static void test_round_trip(void) {
   memcpy(c, bytes, len);
   c[COLLRT_H_VERSION] = 9;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d, "version is 9");
-  /* an older plan is named and the remedy given */
+  /* an older plan is named and the remedy given: version 4, the last
+   * without REDUCE, and an older one */
   memcpy(c, bytes, len);
+  c[COLLRT_H_VERSION] = 4;
+  EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
+         "plan format version is 4 but this runtime reads version 5; recompile the spec with a collc that writes version 5");
   c[COLLRT_H_VERSION] = 2;
   EXPECT(collrt_plan_load(c, len, &q, &d), COLLRT_ERR_PLAN_FORMAT, &d,
-         "plan format version is 2 but this runtime reads version 4; recompile the spec");
+         "plan format version is 2 but this runtime reads version 5; recompile the spec");
   /* statements: a reserved presence bit, a field marked present that is 0,
    * and statements that do not end where the pool begins */
   size_t first = COLLRT_PLAN_HEADER_BYTES + 4; /* the ring's first statement: a LET */
@@ -152,7 +156,23 @@ static void test_validation(void) {
   MUTATE(b.stmts[0].slot = 5; b.desc.nfifos = 2; b.fifos[1].send_depth = 1,
          "plan field 'stmt[0].fifo' is 5 but the plan declares 2 FIFOs");
   MUTATE(b.stmts[3].slot = 9, "'stmt[3].var' is 9 but the plan declares 8 variables");
-  MUTATE(b.stmts[5].kind = 15, "'stmt[5].kind' is 15");
+  MUTATE(b.stmts[5].kind = 16, "'stmt[5].kind' is 16");
+  /* REDUCE (stmt 1 made one): a pair outside the op's classes, unknown
+   * numbers, an op on another kind, a gathered side */
+  MUTATE(b.stmts[1].kind = COLLRT_STMT_REDUCE; b.stmts[1].rop = COLLRT_ROP_BAND;
+         b.stmts[1].rtype = COLLRT_RTYPE_DOUBLE,
+         "'stmt[1]' is a REDUCE of operation 8 on type 20: band does not apply to double: it takes the C integer types");
+  MUTATE(b.stmts[1].kind = COLLRT_STMT_REDUCE; b.stmts[1].rop = COLLRT_ROP_MINLOC;
+         b.stmts[1].rtype = COLLRT_RTYPE_INT,
+         "minloc does not apply to int: it takes the value-index pair types");
+  MUTATE(b.stmts[1].kind = COLLRT_STMT_REDUCE; b.stmts[1].rop = 13; b.stmts[1].rtype = COLLRT_RTYPE_INT,
+         "13 is not a reduction operation of COLLRT_REDUCE_OPS");
+  MUTATE(b.stmts[1].kind = COLLRT_STMT_REDUCE; b.stmts[1].rop = COLLRT_ROP_SUM; b.stmts[1].rtype = 28,
+         "28 is not an element type of COLLRT_REDUCE_TYPES");
+  MUTATE(b.stmts[1].rop = COLLRT_ROP_SUM, "'stmt[1].rop' is 1 but only a REDUCE names an operation and a type");
+  MUTATE(b.stmts[1].kind = COLLRT_STMT_REDUCE; b.stmts[1].rop = COLLRT_ROP_SUM;
+         b.stmts[1].rtype = COLLRT_RTYPE_INT; b.stmts[1].slot = COLLRT_GATHER_SRC,
+         "'stmt[1].slot' is 1 but must be at most 0 for kind 15");
   MUTATE(b.stmts[5].buf0 = COLLRT_BUF_SEND, "'stmt[5].buf0' is 0");
   MUTATE(b.stmts[6].buf0 = 4, "'stmt[6].buf0' is 4");
   MUTATE(b.stmts[1].buf1 = COLLRT_BUF_SCRATCH, "SCRATCH but the plan declares no scratch_expr");
@@ -1331,6 +1351,105 @@ static void test_arena(void) {
   collrt_plan_free(q);
 }
 
+/* REDUCE: the kernels against serial references, the table's rules, and a
+ * plan that reduces, encoded, decoded and expanded. */
+static void test_reduce(void) {
+  /* integers wrap, in the destination's place, element by element */
+  int a[4] = {1, INT_MAX, -5, 7}, b[4] = {2, 1, -5, -7};
+  collrt_reduce_apply(COLLRT_ROP_SUM, COLLRT_RTYPE_INT, a, b, 4);
+  CHECK(a[0] == 3 && a[1] == INT_MIN && a[2] == -10 && a[3] == 0, "int sum wraps: %d %d %d %d", a[0], a[1], a[2], a[3]);
+  /* floats: dst = dst + src, not reassociated: (1e16 + 1) + 1 != 1e16 + 2 */
+  double x = 1e16, one = 1.0;
+  collrt_reduce_apply(COLLRT_ROP_SUM, COLLRT_RTYPE_DOUBLE, &x, &one, 1);
+  collrt_reduce_apply(COLLRT_ROP_SUM, COLLRT_RTYPE_DOUBLE, &x, &one, 1);
+  CHECK(x == (1e16 + 1.0) + 1.0 && x != 1e16 + 2.0, "double sum in the plan's order: %.1f", x);
+  /* unaligned regions */
+  unsigned char raw[1 + 2 * sizeof(double)];
+  double u = 1.5, v = 2.25, w;
+  memcpy(raw + 1, &u, sizeof u);
+  memcpy(raw + 1 + sizeof u, &v, sizeof v);
+  collrt_reduce_apply(COLLRT_ROP_PROD, COLLRT_RTYPE_DOUBLE, raw + 1, raw + 1 + sizeof u, 1);
+  memcpy(&w, raw + 1, sizeof w);
+  CHECK(w == 1.5 * 2.25, "unaligned double prod: %g", w);
+  /* MIN and MAX keep the destination on a tie; MINLOC takes the smaller
+   * index on equal values */
+  collrt_2int_t p[3] = {{5, 3}, {5, 3}, {1, 9}}, q[3] = {{5, 1}, {4, 8}, {2, 0}};
+  collrt_reduce_apply(COLLRT_ROP_MINLOC, COLLRT_RTYPE_2INT, p, q, 3);
+  CHECK(p[0].i == 1 && p[1].v == 4 && p[1].i == 8 && p[2].v == 1 && p[2].i == 9, "minloc");
+  collrt_double_int_t m = {2.0, 4}, n = {2.0, 2};
+  collrt_reduce_apply(COLLRT_ROP_MAXLOC, COLLRT_RTYPE_DOUBLE_INT, &m, &n, 1);
+  CHECK(m.v == 2.0 && m.i == 2, "maxloc tie: the smaller index");
+  unsigned char c[3] = {0xF0, 0, 3}, e[3] = {0x3C, 5, 0};
+  collrt_reduce_apply(COLLRT_ROP_BXOR, COLLRT_RTYPE_UCHAR, c, e, 1);
+  collrt_reduce_apply(COLLRT_ROP_LXOR, COLLRT_RTYPE_UCHAR, c + 1, e + 1, 2);
+  CHECK(c[0] == 0xCC && c[1] == 1 && c[2] == 1, "bxor, lxor: %x %u %u", c[0], c[1], c[2]);
+  long long big = 3, neg = -4;
+  collrt_reduce_apply(COLLRT_ROP_MAX, COLLRT_RTYPE_LONG_LONG, &big, &neg, 1);
+  collrt_reduce_apply(COLLRT_ROP_MIN, COLLRT_RTYPE_LONG_LONG, &neg, &big, 1);
+  CHECK(big == 3 && neg == -4, "max, min");
+  /* the table: every op on every type of its classes, nothing else */
+  int valid = 0;
+  for (unsigned op = 0; op < 16; ++op)
+    for (unsigned t = 0; t < 32; ++t)
+      valid += collrt_reduce_valid(op, t, NULL, 0);
+  CHECK(valid == 4 * 21 + 6 * 18 + 2 * 6, "%d valid (op, type) pairs", valid);
+  CHECK(collrt_reduce_type_size(COLLRT_RTYPE_DOUBLE_INT) == sizeof(collrt_double_int_t) &&
+            collrt_reduce_type_size(COLLRT_RTYPE_SHORT) == sizeof(short) && !collrt_reduce_type_size(0),
+        "element sizes");
+  CHECK(collrt_reduce_op_from_name("bxor") == COLLRT_ROP_BXOR &&
+            collrt_reduce_type_from_name("2int") == COLLRT_RTYPE_2INT &&
+            !strcmp(collrt_reduce_type_name(COLLRT_RTYPE_LONG_DOUBLE_INT), "long_double_int") &&
+            !collrt_reduce_op_from_name("avg"),
+        "names");
+  /* a plan: copy the send buffer, then reduce it into itself from a
+   * scratch copy (as a schedule combines a received slot) */
+  tp_builder_t bl;
+  collrt_diag_t d;
+  tp_init(&bl, COLLRT_OP_ALLREDUCE, COLLRT_ALG_CUSTOM);
+  bl.desc.nevents = 1;
+  bl.desc.scratch_expr = tp_expr(&bl, "0 rcount");
+  unsigned ph = tp_phase(&bl, 0);
+  unsigned k0 = tp_copy(&bl, COLLRT_BUF_SEND, "0", COLLRT_BUF_RECV, "0", "0 rcount");
+  unsigned k1 = tp_copy(&bl, COLLRT_BUF_SEND, "0", COLLRT_BUF_SCRATCH, "0", "0 rcount");
+  unsigned k2 = tp_copy(&bl, COLLRT_BUF_SCRATCH, "0", COLLRT_BUF_RECV, "0", "0 rcount");
+  tp_end(&bl, ph);
+  bl.stmts[k0].signal_event = 1;
+  bl.stmts[k0].expr[COLLRT_E_SIGNAL_I] = tp_expr(&bl, "0");
+  bl.stmts[k1].signal_event = 1;
+  bl.stmts[k1].expr[COLLRT_E_SIGNAL_I] = tp_expr(&bl, "0");
+  bl.stmts[k2].kind = COLLRT_STMT_REDUCE;
+  bl.stmts[k2].rop = COLLRT_ROP_SUM;
+  bl.stmts[k2].rtype = COLLRT_RTYPE_INT;
+  bl.stmts[k2].wait_event = 1;
+  bl.stmts[k2].expr[COLLRT_E_WAIT_I] = tp_expr(&bl, "0");
+  collrt_plan_t *plan = tp_finish(&bl);
+  CHECK(plan != NULL, "a REDUCE plan encodes");
+  if (!plan)
+    return;
+  const collrt_stmt_t *rs = &collrt_plan_desc(plan)->stmts[k2];
+  CHECK(rs->kind == COLLRT_STMT_REDUCE && rs->rop == COLLRT_ROP_SUM && rs->rtype == COLLRT_RTYPE_INT,
+        "REDUCE decodes with its op and type");
+  int64_t cnt[1] = {8}, zero[1] = {0};
+  collrt_expand_input_t in = {1, 0, cnt, zero, cnt, zero, 8, 8, NULL};
+  collrt_steps_t ss;
+  EXPECT(collrt_expand(plan, &in, &ss, &d), COLLRT_OK, &d, NULL);
+  CHECK(ss.count == 3 && ss.steps[2].kind == COLLRT_STEP_REDUCE && ss.steps[2].rop == COLLRT_ROP_SUM &&
+            ss.steps[2].rtype == COLLRT_RTYPE_INT && ss.steps[2].ndeps == 2,
+        "expanded: a REDUCE step waiting on both copies");
+  collrt_steps_free(&ss);
+  int64_t odd[1] = {6};
+  collrt_expand_input_t bad = {1, 0, odd, zero, odd, zero, 6, 6, NULL};
+  EXPECT(collrt_expand(plan, &bad, &ss, &d), COLLRT_ERR_BOUNDS, &d,
+         "stmt[3] REDUCE on rank 0: length 6 is not a whole number of int elements (4 bytes each)");
+  /* simulated: rank 0's own contribution combined twice (its send buffer
+   * reaches the receive buffer and the scratch slot) */
+  collrt_sim_input_t si = {1, cnt};
+  collrt_sim_result_t res;
+  EXPECT(collrt_simulate(plan, &si, &res, &d), COLLRT_ERR_BOUNDS, &d,
+         "rank 0's stmt[3] REDUCE combines the contribution of rank 0 twice into its receive buffer element 0 (byte 0)");
+  collrt_plan_free(plan);
+}
+
 /* The suites, one CTest test each (runtime/test/CMakeLists.txt registers
  * the names `collrt_test_core --list` prints, so a failure names its suite).
  *   collrt_test_core            every suite
@@ -1341,6 +1460,7 @@ static const struct {
   void (*run)(void);
 } kSuites[] = {
     {"copy", test_copy},
+    {"reduce", test_reduce},
     {"round-trip", test_round_trip},
     {"validation", test_validation},
     {"expressions", test_expressions},

@@ -48,6 +48,7 @@
  *                  (COLLRT_SMPI_SHARED_SCRATCH, runtime/src/bind.c). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,37 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/* 0, -1 (out of memory) or WL_ERANGE (sizes past int). */
-static int setup(const options_t *o, int op, MPI_Comm comm, bufs_t *b) {
+/* allreduce: the operation and element type every REDUCE of the plan
+ * uses, as MPI's own, so --check can compare with MPI_Allreduce. Checked
+ * here: sum on int (compared byte for byte) and sum on double (bitwise
+ * equal on every rank, and within a relative 1e-12 of MPI's, which may
+ * combine in another order). WL_EKIND if the plan reduces anything else or
+ * --bytes is not a whole number of elements. */
+#define WL_EKIND 3
+static int allreduce_kind(const collrt_plan_desc_t *d, wl_t *w) {
+  unsigned rop = 0, rtype = 0;
+  for (unsigned i = 0; i < d->nstmts; ++i)
+    if (d->stmts[i].kind == COLLRT_STMT_REDUCE) {
+      if (rop && (rop != d->stmts[i].rop || rtype != d->stmts[i].rtype))
+        return WL_EKIND;
+      rop = d->stmts[i].rop;
+      rtype = d->stmts[i].rtype;
+    }
+  if (rop != COLLRT_ROP_SUM || (rtype != COLLRT_RTYPE_INT && rtype != COLLRT_RTYPE_DOUBLE))
+    return WL_EKIND;
+  w->mpi_op = MPI_SUM;
+  w->mpi_type = rtype == COLLRT_RTYPE_INT ? MPI_INT : MPI_DOUBLE;
+  w->esize = (int)collrt_reduce_type_size(rtype);
+  w->is_double = rtype == COLLRT_RTYPE_DOUBLE;
+  return w->count % w->esize ? WL_EKIND : 0;
+}
+
+/* 0, -1 (out of memory), WL_ERANGE (sizes past int) or WL_EKIND. */
+static int setup(const options_t *o, const collrt_plan_desc_t *d, MPI_Comm comm, bufs_t *b) {
   memset(b, 0, sizeof *b);
-  int st = wl_init(&b->w, op, comm, o->bytes, o->dist, o->seed);
+  int st = wl_init(&b->w, d->op, comm, o->bytes, o->dist, o->seed);
+  if (!st && d->op == COLLRT_OP_ALLREDUCE)
+    st = allreduce_kind(d, &b->w);
   if (st)
     return st;
 #if COLLRT_SMPI
@@ -440,14 +468,16 @@ int main(int argc, char **argv) {
   MPI_Comm_size(comm, &P);
 
   bufs_t b;
-  int bad = setup(&o, op, comm, &b), any_bad = 0;
+  int bad = setup(&o, d, comm, &b), any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (any_bad) {
     if (any_bad == WL_ERANGE && wrank == 0)
       fprintf(stderr, "collc-run: error: --bytes %lld with --counts %s on %d ranks puts a buffer "
                       "displacement past INT_MAX (%d): %s\n",
               o.bytes, wl_dist_name(o.dist), P, INT_MAX, WHY_INT_COUNTS);
-    else if (bad && bad != WL_ERANGE)
+    else if (any_bad == WL_EKIND && wrank == 0)
+      fprintf(stderr, "collc-run: error: this allreduce plan cannot be checked: collc-run runs plans whose REDUCE steps are all sum on int or all sum on double, with --bytes a whole number of elements\n");
+    else if (bad && bad != WL_ERANGE && bad != WL_EKIND)
       fprintf(stderr, "collc-run: error: out of memory: rank %d cannot allocate its buffers\n", wrank);
     return finish(1);
   }
@@ -457,6 +487,9 @@ int main(int argc, char **argv) {
   collrt_coll_t *coll = NULL;
   if (o.native_only)
     st = COLLRT_OK;
+  else if (op == COLLRT_OP_ALLREDUCE)
+    st = collrt_bind_allreduce(plan, comm, b.send, b.recv, b.w.count / b.w.esize, b.w.mpi_type, flags,
+                               &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALL)
     st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.w.count, MPI_BYTE, flags, &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALLV)
@@ -496,7 +529,25 @@ int main(int argc, char **argv) {
         fprintf(stderr, "collc-run: error: native collective failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
-      for (size_t k = 0; k < b.w.recv_len; ++k)
+      if (b.w.is_double) {
+        /* the plan fixes the order: every rank holds the same bits; MPI
+         * may combine in another order, so it agrees within rounding */
+        uint8_t *root = malloc(b.w.recv_len + 1);
+        memcpy(root, b.recv, b.w.recv_len);
+        MPI_Bcast(root, (int)b.w.recv_len, MPI_BYTE, 0, comm);
+        for (size_t k = 0; k + sizeof(double) <= b.w.recv_len && !diff; k += sizeof(double)) {
+          double got, want;
+          memcpy(&got, b.recv + k, sizeof got);
+          memcpy(&want, b.ref + k, sizeof want);
+          if (memcmp(b.recv + k, root + k, sizeof got) || fabs(got - want) > 1e-12 * (fabs(want) + 1.0)) {
+            fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: element %zu is %.17g, rank 0 has %.17g, MPI gives %.17g\n",
+                    rank, wrank, it + 1, k / sizeof got, got, *(double *)(void *)(root + k), want);
+            diff = 1;
+          }
+        }
+        free(root);
+      }
+      for (size_t k = 0; k < b.w.recv_len && !b.w.is_double; ++k)
         if (b.recv[k] != b.ref[k]) {
           fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: receive buffer offset %zu holds 0x%02x, MPI gives 0x%02x\n",
                   rank, wrank, it + 1, k, b.recv[k], b.ref[k]);

@@ -93,6 +93,11 @@ int wl_init(wl_t *w, int op, MPI_Comm comm, long long bytes, wl_dist_t dist, uin
       w->sc[j] = w->rc[j] = w->count;
       w->sd[j] = w->rd[j] = j * w->count;
     }
+  } else if (op == COLLRT_OP_ALLREDUCE) {
+    w->count = (int)bytes; /* bytes; elements once the caller sets esize */
+    w->send_len = w->recv_len = (size_t)bytes;
+    for (int j = 0; j < P; ++j)
+      w->sc[j] = w->rc[j] = w->count;
   } else if (op == COLLRT_OP_ALLTOALLV) {
     for (int j = 0; j < P; ++j) {
       w->sc[j] = pair_count(w, w->rank, j);
@@ -123,6 +128,14 @@ void wl_free(wl_t *w) {
 }
 
 void wl_fill_send(const wl_t *w, uint8_t *send, int iter) {
+  if (w->is_double) { /* finite values in [-1, 1), so sums stay ordinary */
+    for (size_t k = 0; k + sizeof(double) <= w->send_len; k += sizeof(double)) {
+      uint64_t z = splitmix64(((uint64_t)w->rank << 40) ^ ((uint64_t)iter << 32) ^ k);
+      double v = (double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+      memcpy(send + k, &v, sizeof v);
+    }
+    return;
+  }
   for (size_t k = 0; k < w->send_len; ++k)
     send[k] = (uint8_t)(splitmix64(((uint64_t)w->rank << 40) ^ ((uint64_t)iter << 32) ^ k) >> 56);
 }
@@ -139,6 +152,8 @@ int wl_native(const wl_t *w, const uint8_t *send, uint8_t *recv, MPI_Comm comm) 
     memcpy(recv + w->rd[0], send, (size_t)w->count);
     return MPI_SUCCESS;
   }
+  if (w->op == COLLRT_OP_ALLREDUCE)
+    return MPI_Allreduce(send, recv, w->count / w->esize, w->mpi_type, w->mpi_op, comm);
   if (w->op == COLLRT_OP_ALLTOALL)
     return MPI_Alltoall(send, w->count, MPI_BYTE, recv, w->count, MPI_BYTE, comm);
   if (w->op == COLLRT_OP_ALLTOALLV)

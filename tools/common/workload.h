@@ -24,6 +24,12 @@ typedef struct wl {
   int *sc, *sd, *rc, *rd; /* counts and displacements in bytes, P each */
   int count;              /* alltoall block / allgatherv sendcount */
   size_t send_len, recv_len;
+  /* allreduce (set by the caller after wl_init): MPI's own datatype and
+   * operation for the plan's REDUCE steps, the element size, and whether
+   * the elements are doubles (filled with finite values) */
+  MPI_Datatype mpi_type;
+  MPI_Op mpi_op;
+  int esize, is_double;
 } wl_t;
 
 /* 0 and *out set if `name` is a distribution, else -1. */

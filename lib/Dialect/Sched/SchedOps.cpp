@@ -270,7 +270,7 @@ static LogicalResult verifyEventRef(Operation *op, PlanOp plan,
 }
 
 static bool isTransfer(Operation *op) {
-  return isa<SendOp, RecvOp, CopyOp, NotifyOp, AwaitOp>(op);
+  return isa<SendOp, RecvOp, CopyOp, ReduceOp, NotifyOp, AwaitOp>(op);
 }
 
 /// (X1)-(X3), shared by every transfer: inside a phase, with declared events.
@@ -398,6 +398,28 @@ LogicalResult CopyOp::verify() {
                         getLength(), getDstBuffer());
 }
 
+LogicalResult ReduceOp::verify() {
+  unsigned op = collrt_reduce_op_from_name(getReduceOp().str().c_str());
+  unsigned type = collrt_reduce_type_from_name(getElemType().str().c_str());
+  if (!op)
+    return emitOpError("(R1) '") << getReduceOp()
+                                 << "' is not a reduction operation (sum, prod, min, max, land, lor, "
+                                    "lxor, band, bor, bxor, minloc, maxloc)";
+  if (!type)
+    return emitOpError("(R1) '") << getElemType() << "' is not an element type of the plan's table";
+  char why[200];
+  if (!collrt_reduce_valid(op, type, why, sizeof why))
+    return emitOpError("(R1) ") << why;
+  Region &body = getBody();
+  if (!body.empty() && !body.front().getOps<SegmentOp>().empty())
+    return emitOpError("(R2) a sched.reduce is contiguous on both sides; its body holds no segments");
+  return verifyTransfer(*this, getWaitEvent(), getWaitIndex().size(),
+                        getSignalEvent(), getSignalIndex().size(),
+                        {{getSrcBuffer(), getSrcOffset()},
+                         {getDstBuffer(), getDstOffset()}},
+                        getLength(), getDstBuffer());
+}
+
 /// The transfer whose body holds `op`, through sched.for / sched.if.
 static Operation *enclosingTransfer(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
@@ -419,6 +441,8 @@ LogicalResult SegmentOp::verify() {
   bool writes = getDst() || isa<RecvOp>(transfer);
   if (isa<NotifyOp, AwaitOp>(transfer))
     return emitOpError("(G1) a sched.notify or sched.await moves no data");
+  if (isa<ReduceOp>(transfer))
+    return emitOpError("(R2) a sched.reduce is contiguous on both sides");
   if (auto copy = dyn_cast<CopyOp>(transfer))
     gathered = getDst() ? !copy.getDstBuffer() : !copy.getSrcBuffer();
   else if (getDst())

@@ -51,6 +51,14 @@ collrt_status_t collrt_bind_alltoallv(
     const int sendcounts[], const int sdispls[], void *recvbuf,
     const int recvcounts[], const int rdispls[], MPI_Datatype type,
     unsigned flags, collrt_coll_t **out_coll, collrt_diag_t *diag);
+/* allreduce: `count` elements of `type` in, the same out. The plan's REDUCE
+ * steps name the operation and element type they combine with (plan format
+ * 5); the caller passes buffers of that type. */
+collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
+                                      const void *sendbuf, void *recvbuf,
+                                      int count, MPI_Datatype type,
+                                      unsigned flags, collrt_coll_t **out_coll,
+                                      collrt_diag_t *diag);
 collrt_status_t collrt_bind_allgatherv(
     const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
     int sendcount, void *recvbuf, const int recvcounts[], const int displs[],

@@ -23,6 +23,24 @@ const char *collrt_algorithm_name(unsigned algorithm);
 unsigned collrt_op_from_name(const char *name);
 unsigned collrt_algorithm_from_name(const char *name);
 
+/* The REDUCE table (COLLRT_REDUCE_OPS, COLLRT_REDUCE_TYPES in plan_format.h,
+ * implemented in reduce.c): spellings ("?" if unknown), reverse lookups (0 if
+ * unknown), the element size of a type (0 if unknown). */
+const char *collrt_reduce_op_name(unsigned op);
+const char *collrt_reduce_type_name(unsigned type);
+unsigned collrt_reduce_op_from_name(const char *name);
+unsigned collrt_reduce_type_from_name(const char *name);
+size_t collrt_reduce_type_size(unsigned type);
+/* 1 if `op` applies to `type` (both known, the type's class among the op's);
+ * else 0 and, if `why` is not NULL, a sentence naming both ("BAND does not
+ * apply to double: it takes the C integer types"). */
+int collrt_reduce_valid(unsigned op, unsigned type, char *why, size_t why_len);
+/* dst[i] = dst[i] OP src[i] for i = 0 .. n-1 in ascending order: the one
+ * definition of a REDUCE step's arithmetic (reduce.c documents each op).
+ * The pair must be valid; the regions may be unaligned, but must not
+ * overlap. */
+void collrt_reduce_apply(unsigned op, unsigned type, void *dst, const void *src, size_t n);
+
 /* Copies, decodes and validates `len` bytes. */
 collrt_status_t collrt_plan_load(const void *bytes, size_t len,
                                  collrt_plan_t **out_plan, collrt_diag_t *diag);
@@ -66,6 +84,7 @@ typedef enum collrt_step_kind {
   COLLRT_STEP_COPY = 3,
   COLLRT_STEP_NOTIFY = 4, /* `peer` is the arena counter; len 0 */
   COLLRT_STEP_AWAIT = 5,  /* likewise */
+  COLLRT_STEP_REDUCE = 6, /* like COPY (buf -> dst_buf); rop, rtype say how */
 } collrt_step_kind_t;
 
 /* SEND and RECV take a FIFO window slot and a message; the other kinds are
@@ -104,6 +123,7 @@ typedef struct collrt_step {
   uint32_t seg_begin;        /* segments: segs[seg_begin ..] */
   uint32_t nsrc;   /* segments of the message / COPY source; 0 = contiguous */
   uint32_t ndst;   /* segments of a COPY destination (after the source's); 0 = contiguous */
+  uint8_t rop, rtype; /* REDUCE: the statement's operation and element type */
 } collrt_step_t;
 
 /* ---- The bind-time exchange (EXCHANGE / PUT / TABLE in plan_format.h) ---- */

@@ -1,4 +1,4 @@
-/* collc plan format, version 4: the one definition shared by the compiler
+/* collc plan format, version 5: the one definition shared by the compiler
  * (which encodes plans) and the runtime (which decodes, validates, expands
  * and executes them).
  *
@@ -47,15 +47,18 @@
  *   stmt       := u8 kind
  *                 u8 fields                   bit k (k < 5): buf0, buf1, slot,
  *                                             wait_event, signal_event is
- *                                             present; bit 5: body is; others 0
+ *                                             present; bit 5: body is; bit 6:
+ *                                             rop, bit 7: rtype is (REDUCE)
  *                 u8 exprs                    bit e: expr[e] is present
- *                 u8 field{popcount(fields & 0x1F)}  the present ones, in order
+ *                 u8 field{popcount(fields & 0xDF)}  the present ones, in bit
+ *                                             order (buf0 .. signal_event,
+ *                                             rop, rtype)
  *                 u16 body                    if present
  *                 u16 expr{popcount(exprs)}   expr refs (offsets into
  *                                             expr_pool), in slot order
  *              A field or body that is absent is 0, an expression NONE; a
  *              present one is not (so a statement has one encoding). A LET
- *              takes 6 bytes, a transfer 9 to 26 (version 2 spent 24 on
+ *              takes 6 bytes, a transfer 9 to 28 (version 2 spent 24 on
  *              every statement, most of them NONE).
  *   expr_pool  := u8[expr_bytes], a sequence of expressions
  *   expr       := instr* END                  postfix over an int64 stack
@@ -65,7 +68,7 @@
  * statement is followed by `body` statements that make up its
  * body (nested bodies counted in full). The top level is a sequence of
  * EXCHANGE, ARENA, PHASE, LET and FOR statements; transfers (SEND, RECV,
- * COPY, NOTIFY, AWAIT) occur only inside a
+ * COPY, REDUCE, NOTIFY, AWAIT) occur only inside a
  * PHASE, and phases do not nest. A FOR outside phases is a phase loop: its
  * body holds only PHASE, LET and FOR (more phase loops), so one phase body
  * can serve several FIFOs (e.g. one per part of a message, each part
@@ -95,6 +98,17 @@
  *   SEND   buf0 = source buffer, e0 = peer, e1 = offset, e2 = length, e3 = tag
  *   RECV   buf0 = destination buffer, e0 = peer, e1 = offset, e2 = length, e3 = tag
  *   COPY   buf0 -> buf1, e0 = source offset, e1 = destination offset, e2 = length
+ *   REDUCE buf0 -> buf1, e0 = source offset, e1 = destination offset, e2 = length
+ *          in bytes (a multiple of the element size), rop = operation, rtype =
+ *          element type (COLLRT_REDUCE_OPS / COLLRT_REDUCE_TYPES, the pair
+ *          allowed by the op's classes): combines the source region into the
+ *          destination region, element by element in ascending order,
+ *          dst[i] = dst[i] OP src[i] (the destination is the left operand;
+ *          reduce.c defines each operation exactly, so a float result is a
+ *          serial reduction in the plan's order, bitwise). Contiguous on
+ *          both sides (slot 0: no segments); otherwise a transfer like COPY:
+ *          the injection queue, outside the window, events, the hazard rule
+ *          (it reads its source and reads and writes its destination).
  *   SEG    buf0 = buffer, slot = side, e0 = offset, e1 = length: one segment
  *          of the enclosing transfer's data. Side 0 is the message (SEND,
  *          RECV) or the COPY's source, side 1 the COPY's destination.
@@ -158,7 +172,7 @@
  *
  * Every expression slot a statement does not read (by kind, order, events
  * and gathered sides) must be NONE; buffer and slot fields a kind does not
- * use must be 0. SEND reads any buffer; RECV and COPY write only RECV,
+ * use must be 0. SEND reads any buffer; RECV, COPY and REDUCE write only RECV,
  * SCRATCH or ARENA, and so do RECV segments and side-1 segments.
  *
  * Execution model: each FIFO is a pair of queues, like a network interface's
@@ -224,11 +238,12 @@ extern "C" {
 #endif
 
 #define COLLRT_PLAN_MAGIC "COLLPLAN"
-#define COLLRT_PLAN_FORMAT_VERSION 4
+#define COLLRT_PLAN_FORMAT_VERSION 5
 #define COLLRT_PLAN_HEADER_BYTES 80
 #define COLLRT_PLAN_FIFO_BYTES 4
-#define COLLRT_PLAN_STMT_MAX_BYTES 26 /* 3 + 5 fields + body + 8 expressions */
+#define COLLRT_PLAN_STMT_MAX_BYTES 28 /* 3 + 7 fields + body + 8 expressions */
 #define COLLRT_STMT_HAS_BODY 0x20u
+#define COLLRT_STMT_BYTE_FIELDS 0xDFu /* buf0 .. signal_event, rop, rtype */
 #define COLLRT_PLAN_CHECKSUM_OFFSET 16
 #define COLLRT_PLAN_CHECKED_FROM 20
 
@@ -254,7 +269,9 @@ extern "C" {
 #define COLLRT_OPS(X)                                                          \
   X(ALLTOALL, 1, "alltoall")                                                   \
   X(ALLTOALLV, 2, "alltoallv")                                                 \
-  X(ALLGATHERV, 3, "allgatherv")
+  X(ALLGATHERV, 3, "allgatherv")                                               \
+  X(ALLREDUCE, 4, "allreduce")                                                 \
+  X(BCAST, 5, "bcast")
 
 #define COLLRT_ALGORITHMS(X)                                                   \
   X(DIRECT, 1, "direct")                                                       \
@@ -296,7 +313,91 @@ typedef enum collrt_stmt_kind {
   COLLRT_STMT_ARENA = 12,
   COLLRT_STMT_NOTIFY = 13,
   COLLRT_STMT_AWAIT = 14,
+  COLLRT_STMT_REDUCE = 15,
 } collrt_stmt_kind_t;
+
+/* The one table of REDUCE operations and element types (MPI's built-in
+ * operations on MPI's C types). The runtime's kernels (reduce.c), the plan
+ * decoder, the simulator, the compiler's op verifier, emitter and importer
+ * and collc-run all expand it, so a name, its number, its size and which
+ * pairs are allowed are defined once.
+ *
+ *   COLLRT_REDUCE_OPS(X):   X(NAME, id, "spelling", classes it applies to)
+ *   COLLRT_REDUCE_TYPES(X): X(NAME, id, "spelling", C type, class)
+ *
+ * Classes: INT (C integers), FLOAT (C floating types), PAIR (value and int
+ * index, MPI's MINLOC/MAXLOC types). A pair outside the op's classes (BAND
+ * on double) is invalid: the decoder rejects the plan naming both. The pair
+ * types' C structs are defined beside the table: their layout is MPI's
+ * (struct { value; int index; }). */
+enum {
+  COLLRT_RC_INT = 0x1u,
+  COLLRT_RC_FLOAT = 0x2u,
+  COLLRT_RC_PAIR = 0x4u,
+};
+
+#define COLLRT_REDUCE_OPS(X)                                                   \
+  X(SUM, 1, "sum", COLLRT_RC_INT | COLLRT_RC_FLOAT)                            \
+  X(PROD, 2, "prod", COLLRT_RC_INT | COLLRT_RC_FLOAT)                          \
+  X(MIN, 3, "min", COLLRT_RC_INT | COLLRT_RC_FLOAT)                            \
+  X(MAX, 4, "max", COLLRT_RC_INT | COLLRT_RC_FLOAT)                            \
+  X(LAND, 5, "land", COLLRT_RC_INT)                                            \
+  X(LOR, 6, "lor", COLLRT_RC_INT)                                              \
+  X(LXOR, 7, "lxor", COLLRT_RC_INT)                                            \
+  X(BAND, 8, "band", COLLRT_RC_INT)                                            \
+  X(BOR, 9, "bor", COLLRT_RC_INT)                                              \
+  X(BXOR, 10, "bxor", COLLRT_RC_INT)                                           \
+  X(MINLOC, 11, "minloc", COLLRT_RC_PAIR)                                      \
+  X(MAXLOC, 12, "maxloc", COLLRT_RC_PAIR)
+
+typedef struct collrt_float_int { float v; int i; } collrt_float_int_t;
+typedef struct collrt_double_int { double v; int i; } collrt_double_int_t;
+typedef struct collrt_long_int { long v; int i; } collrt_long_int_t;
+typedef struct collrt_2int { int v; int i; } collrt_2int_t;
+typedef struct collrt_short_int { short v; int i; } collrt_short_int_t;
+typedef struct collrt_long_double_int { long double v; int i; } collrt_long_double_int_t;
+
+#define COLLRT_REDUCE_TYPES(X)                                                 \
+  X(SCHAR, 1, "signed_char", signed char, COLLRT_RC_INT)                       \
+  X(UCHAR, 2, "unsigned_char", unsigned char, COLLRT_RC_INT)                   \
+  X(SHORT, 3, "short", short, COLLRT_RC_INT)                                   \
+  X(USHORT, 4, "unsigned_short", unsigned short, COLLRT_RC_INT)                \
+  X(INT, 5, "int", int, COLLRT_RC_INT)                                         \
+  X(UNSIGNED, 6, "unsigned", unsigned, COLLRT_RC_INT)                          \
+  X(LONG, 7, "long", long, COLLRT_RC_INT)                                      \
+  X(ULONG, 8, "unsigned_long", unsigned long, COLLRT_RC_INT)                   \
+  X(LONG_LONG, 9, "long_long", long long, COLLRT_RC_INT)                       \
+  X(ULONG_LONG, 10, "unsigned_long_long", unsigned long long, COLLRT_RC_INT)   \
+  X(INT8, 11, "int8_t", int8_t, COLLRT_RC_INT)                                 \
+  X(UINT8, 12, "uint8_t", uint8_t, COLLRT_RC_INT)                              \
+  X(INT16, 13, "int16_t", int16_t, COLLRT_RC_INT)                              \
+  X(UINT16, 14, "uint16_t", uint16_t, COLLRT_RC_INT)                           \
+  X(INT32, 15, "int32_t", int32_t, COLLRT_RC_INT)                              \
+  X(UINT32, 16, "uint32_t", uint32_t, COLLRT_RC_INT)                           \
+  X(INT64, 17, "int64_t", int64_t, COLLRT_RC_INT)                              \
+  X(UINT64, 18, "uint64_t", uint64_t, COLLRT_RC_INT)                           \
+  X(FLOAT, 19, "float", float, COLLRT_RC_FLOAT)                                \
+  X(DOUBLE, 20, "double", double, COLLRT_RC_FLOAT)                             \
+  X(LONG_DOUBLE, 21, "long_double", long double, COLLRT_RC_FLOAT)              \
+  X(FLOAT_INT, 22, "float_int", collrt_float_int_t, COLLRT_RC_PAIR)            \
+  X(DOUBLE_INT, 23, "double_int", collrt_double_int_t, COLLRT_RC_PAIR)         \
+  X(LONG_INT, 24, "long_int", collrt_long_int_t, COLLRT_RC_PAIR)               \
+  X(2INT, 25, "2int", collrt_2int_t, COLLRT_RC_PAIR)                           \
+  X(SHORT_INT, 26, "short_int", collrt_short_int_t, COLLRT_RC_PAIR)            \
+  X(LONG_DOUBLE_INT, 27, "long_double_int", collrt_long_double_int_t,          \
+    COLLRT_RC_PAIR)
+
+typedef enum collrt_reduce_op {
+#define COLLRT_X_ENUM(NAME, ID, SPELLING, CLASSES) COLLRT_ROP_##NAME = ID,
+  COLLRT_REDUCE_OPS(COLLRT_X_ENUM)
+#undef COLLRT_X_ENUM
+} collrt_reduce_op_t;
+
+typedef enum collrt_reduce_type {
+#define COLLRT_X_ENUM(NAME, ID, SPELLING, CTYPE, CLASS) COLLRT_RTYPE_##NAME = ID,
+  COLLRT_REDUCE_TYPES(COLLRT_X_ENUM)
+#undef COLLRT_X_ENUM
+} collrt_reduce_type_t;
 
 #define COLLRT_MAX_ARENA_COUNTERS 65536
 
@@ -425,6 +526,8 @@ typedef struct collrt_stmt {
   uint8_t slot;
   uint8_t wait_event;   /* event id + 1, 0 = none */
   uint8_t signal_event; /* event id + 1, 0 = none */
+  uint8_t rop;          /* REDUCE: collrt_reduce_op_t; others 0 */
+  uint8_t rtype;        /* REDUCE: collrt_reduce_type_t; others 0 */
   uint16_t body;
   uint16_t expr[COLLRT_STMT_EXPRS];
 } collrt_stmt_t;

@@ -200,6 +200,28 @@ def Sched_CopyOp : Sched_TransferOp<"copy",
                 "segments when a side is gathered)";
 }
 
+// (R1) the operation and the element type are spelled as in the plan's one
+// table (COLLRT_REDUCE_OPS, COLLRT_REDUCE_TYPES in plan_format.h) and the
+// operation applies to the type; (R2) both sides are contiguous (the body
+// holds no segments); (X1)-(X8) as for sched.copy.
+def Sched_ReduceOp : Sched_TransferOp<"reduce",
+    (ins StrAttr:$reduce_op, StrAttr:$elem_type, Sched_Buffer:$src_buffer,
+         Index:$src_offset, Sched_Buffer:$dst_buffer, Index:$dst_offset,
+         Index:$length),
+    "$reduce_op $elem_type $src_buffer `[` $src_offset `]` `to` $dst_buffer `[` $dst_offset `]` `len` $length"> {
+  let summary = "combines a region into another, element by element, with "
+                "an MPI built-in operation";
+  let description = [{
+    `sched.reduce "sum" "double" scratch[%a] to recvbuf[%b] len %n` sets
+    dst[i] = dst[i] + src[i] for the %n / 8 doubles, in ascending order, the
+    destination the left operand (plan format 5, REDUCE; the arithmetic is
+    the runtime's reduce.c). A reduction reads its source and reads and
+    writes its destination: it waits on and signals events like any
+    transfer, and the verifier checks that it combines each rank's
+    contribution once.
+  }];
+}
+
 // (X1)-(X3) and (X5) as for transfers, but the body holds no segments;
 // (X8) the plan has a sched.arena.
 def Sched_NotifyOp : Sched_TransferOp<"notify", (ins Index:$counter), "$counter"> {
