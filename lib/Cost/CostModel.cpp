@@ -8,6 +8,7 @@
 #include "collc/Dialect/Coll/CollAlgorithms.h"
 
 #include <algorithm>
+#include <limits>
 #include <functional>
 #include <cmath>
 #include <cstdio>
@@ -874,36 +875,51 @@ double collc::windowStallUs(const TopologySpec &topo, int64_t bytes, double mess
   return (windows - 1) * stall;
 }
 
-double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
-  int64_t p = topo.numRanks(), c = topo.ranksPerNode, nodes = topo.numNodes();
-  size_t dims = topo.shape.size();
-  bool adaptive = topo.routing == Routing::Adaptive;
-  double r = topo.network.reverseLoad;
-  // load[(node·dims + d)·2 + dir]: the link from `node` one step along d,
-  // + (dir 0) or − (dir 1)
-  std::vector<double> load(static_cast<size_t>(nodes) * dims * 2, 0.0);
-  std::vector<int64_t> stride(dims, 1);
-  for (size_t d = 1; d < dims; ++d)
-    stride[d] = stride[d - 1] * topo.shape[d - 1];
-  auto coord = [&](int64_t node, size_t d) { return node / stride[d] % topo.shape[d]; };
-  // one block from node a to node b, dimension by dimension (x first)
-  auto route = [&](int64_t a, int64_t b, double w) {
+namespace {
+
+/// Routes blocks between the nodes of a torus as its router does
+/// (dimension by dimension, x first; the shorter way round a ring; a tie
+/// SimGrid's way, or half each way when routing is adaptive), calling
+/// visit(link, weight) for every link a block crosses. Links are numbered
+/// (node·dims + d)·2 + dir: the link from `node` one step along d, + (dir
+/// 0) or − (dir 1), so link ^ 1 is the reverse direction's.
+class TorusRoutes {
+public:
+  explicit TorusRoutes(const TopologySpec &topo)
+      : topo(topo), dims(topo.shape.size()), stride(dims, 1),
+        adaptive(topo.routing == Routing::Adaptive) {
+    for (size_t d = 1; d < dims; ++d)
+      stride[d] = stride[d - 1] * topo.shape[d - 1];
+  }
+
+  size_t links() const { return static_cast<size_t>(topo.numNodes()) * dims * 2; }
+
+  /// The hops of a route from node a to node b.
+  int64_t hops(int64_t a, int64_t b) const {
+    int64_t total = 0;
+    for (size_t d = 0; d < dims; ++d) {
+      int64_t n = topo.shape[d], up = ((coord(b, d) - coord(a, d)) % n + n) % n;
+      total += wraps(d) ? std::min(up, n - up) : std::abs(coord(b, d) - coord(a, d));
+    }
+    return total;
+  }
+
+  template <typename Visit> void route(int64_t a, int64_t b, double w, Visit &&visit) const {
     for (size_t d = 0; d < dims; ++d) {
       int64_t n = topo.shape[d], from = coord(a, d), to = coord(b, d);
       if (from == to)
         continue;
-      bool wraps = d < topo.wrap.size() ? topo.wrap[d] : true;
       int64_t up = ((to - from) % n + n) % n, down = n - up;
       auto walk = [&](int dir, int64_t hops, double weight) {
         int64_t at = a;
         for (int64_t h = 0; h < hops; ++h) {
-          load[(static_cast<size_t>(at) * dims + d) * 2 + dir] += weight;
+          visit((static_cast<size_t>(at) * dims + d) * 2 + dir, weight);
           int64_t x = coord(at, d), nx = ((x + (dir == 0 ? 1 : -1)) % n + n) % n;
           at += (nx - x) * stride[d];
         }
         return at;
       };
-      if (!wraps) {
+      if (!wraps(d)) {
         a = walk(to > from ? 0 : 1, std::abs(to - from), w);
       } else if (up != down) {
         a = walk(up < down ? 0 : 1, std::min(up, down), w);
@@ -914,7 +930,26 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
         a = walk(wrappedStep(from, to, n) > 0 ? 0 : 1, up, w);
       }
     }
-  };
+  }
+
+private:
+  int64_t coord(int64_t node, size_t d) const { return node / stride[d] % topo.shape[d]; }
+  bool wraps(size_t d) const { return d < topo.wrap.size() ? topo.wrap[d] : true; }
+
+  const TopologySpec &topo;
+  size_t dims;
+  std::vector<int64_t> stride;
+  bool adaptive;
+};
+
+} // namespace
+
+double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
+  int64_t p = topo.numRanks(), c = topo.ranksPerNode;
+  double r = topo.network.reverseLoad;
+  TorusRoutes routes(topo);
+  std::vector<double> load(routes.links(), 0.0);
+  auto add = [&](size_t link, double w) { load[link] += w; };
   // the shift order: step k sends to r + k, k = 1 .. P − 1
   double total = 0;
   int64_t window = std::max<int64_t>(1, depth);
@@ -924,7 +959,7 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
       for (int64_t src = 0; src < p; ++src) {
         int64_t a = src / c, b = (src + k) % p / c;
         if (a != b)
-          route(a, b, 1.0);
+          routes.route(a, b, 1.0, add);
       }
     // a link's time: its blocks and the acks of the blocks the other way
     double worst = 0;
@@ -933,6 +968,37 @@ double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
     total += worst;
   }
   return total;
+}
+
+double collc::directFirstArrivalBlocks(const TopologySpec &topo) {
+  int64_t p = topo.numRanks(), c = topo.ranksPerNode;
+  TorusRoutes routes(topo);
+  // With every block in flight a link is shared among its flows in
+  // inverse proportion to their route's length (a long round trip gets
+  // less: TCP's, and SimGrid's CM02, RTT unfairness). A flow of h hops on
+  // a link whose flows weigh W = Σ 1/h_f gets 1/(h·W) of it, so its block
+  // takes h·W block-times there and arrives after its slowest link's.
+  std::vector<double> weight(routes.links(), 0.0);
+  for (int64_t src = 0; src < p; ++src)
+    for (int64_t dst = 0; dst < p; ++dst) {
+      int64_t a = src / c, b = dst / c;
+      if (a == b)
+        continue;
+      double h = static_cast<double>(routes.hops(a, b));
+      routes.route(a, b, 1.0 / h, [&](size_t link, double w) { weight[link] += w; });
+    }
+  double first = std::numeric_limits<double>::infinity();
+  for (int64_t a = 0; a < topo.numNodes(); ++a)
+    for (int64_t b = 0; b < topo.numNodes(); ++b) {
+      if (a == b)
+        continue;
+      double h = static_cast<double>(routes.hops(a, b)), slowest = 0;
+      routes.route(a, b, 1.0, [&](size_t link, double) {
+        slowest = std::max(slowest, weight[link]);
+      });
+      first = std::min(first, h * slowest);
+    }
+  return std::isfinite(first) ? first : 0;
 }
 
 /// Ranks up to which the model routes a direct exchange's windows one by
@@ -961,19 +1027,23 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const Ni
       blocks * static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic);
   double tail = nicFillUs(topo, nic, bytes) + windowStallUs(topo, bytes, nic.messages, nic.depth);
   // With every step in flight at once a rank receives while its other
-  // messages are still on the links, so where the links take longer than
-  // the overheads the two overlap. What follows the links is the overhead
-  // of the receives that arrive last: the flows with the longest routes,
-  // which share the most links (farthestSources), and their route. Where
-  // the overheads take longer, the receiver is the bottleneck and its
-  // arrivals queue behind it; they add up as in a window that drains
-  // before the next starts, which cannot hide its receives behind the next
-  // window's bytes. An onload NIC's cores move the bytes they would
+  // messages are still on the links. Its receives start with the first
+  // arrival (directFirstArrivalBlocks: the shortest routes, which the
+  // links favour) and take its overheads from there; the links end with
+  // the flows of the longest routes, whose overheads follow them
+  // (farthestSources) with their route's hops. The later of the two ends
+  // the exchange. A window that drains before the next starts cannot hide
+  // its receives behind the next window's bytes, so there they add up; so
+  // do they with an onload NIC, whose cores move the bytes they would
   // overlap with. Only where the windows are routed (the arrivals' routes
   // known); elsewhere the whole pattern's contention stands for them.
-  if (windowed && nic.depth + 1 >= p && topo.nic.kind != NicKind::Onload && links >= overheads)
-    return links + (farthestSources(topo) + 1) * net.alphaUs +
-           maxHops(topo) * net.hopLatencyUs + tail;
+  if (windowed && nic.depth + 1 >= p && topo.nic.kind != NicKind::Onload) {
+    double block = static_cast<double>(bytes + net.headerBytes) * betaUs(net) * nicFactor(topo, nic);
+    double receiverBound = directFirstArrivalBlocks(topo) * block + overheads;
+    double linkBound = links + farthestSources(topo) * net.alphaUs;
+    return std::max(receiverBound, linkBound) + net.alphaUs + maxHops(topo) * net.hopLatencyUs +
+           tail;
+  }
   return overheads + links + tail;
 }
 

@@ -382,6 +382,12 @@ double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &
 /// way, summed over the windows.
 double directWindowLinkBlocks(const TopologySpec &topo, int64_t depth);
 
+/// With the whole direct exchange in flight, when its first block arrives,
+/// in block-times (m + h)·β: links are shared in inverse proportion to the
+/// flows' route lengths, so the shortest routes on the least shared links
+/// arrive first.
+double directFirstArrivalBlocks(const TopologySpec &topo);
+
 /// The lower bound of an alltoall of m-byte blocks, with no startup or
 /// header, and the cut that sets it. On a torus or mesh, halving dimension
 /// d (extent k) into ⌊k/2⌋ and ⌈k/2⌉ slices of N/k nodes: the blocks that
