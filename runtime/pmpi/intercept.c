@@ -1,5 +1,7 @@
 /* The intercepted MPI functions: each turns its arguments into a call that
- * serve.c runs with a plan, or hands them unchanged to its PMPI_ twin. */
+ * serve.c runs with a plan, or hands them unchanged to its PMPI_ twin.
+ * MPI_Alltoall, MPI_Alltoallv, MPI_Allgatherv, MPI_Allreduce and MPI_Bcast,
+ * each blocking, nonblocking (MPI_I*) and persistent (MPI_*_init). */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -329,6 +331,121 @@ static void prepare_allgatherv(pmpi_call_t *call, const char *what, const void *
     in_place(call, own, (int64_t)sendcount * call->key.tsize);
 }
 
+/* An MPI type's name for a message ("MPI_INT"), or what it is if it has
+ * none (a derived type). */
+static void type_name(MPI_Datatype t, char *out, int len) {
+  int n = 0;
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  if (t != MPI_DATATYPE_NULL)
+    PMPI_Type_get_name(t, name, &n);
+  snprintf(out, (size_t)len, "%s", n ? name : "a derived datatype");
+}
+
+/* MPI_Allreduce: MPI requires the same count, datatype and operation on
+ * every rank, so each reason below is the same on every rank. A plan's
+ * REDUCE steps name their operation and element type, and only MPI's
+ * predefined handles map to them (collrt_reduce_op_of_mpi, expanded from
+ * the table in plan_format.h): a user-defined operation (MPI_Op_create,
+ * commutative or not: its order of combination is the caller's business,
+ * and its function is not a plan's) or a datatype with no kernel goes to
+ * MPI. The type binds as itself, so the plan's kernel and the bind's type
+ * check see the call's elements. */
+static void prepare_allreduce(pmpi_call_t *call, const char *what, const void *sendbuf,
+                              void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm) {
+  begin(call, what, COLLRT_OP_ALLREDUCE, comm, sendbuf, recvbuf);
+  unsigned rop = collrt_reduce_op_of_mpi(op), rtype = collrt_reduce_type_of_mpi(type);
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (type != MPI_DATATYPE_NULL && (size = named_size(type)) < 0) {
+    PMPI_Type_size(type, &size);
+  }
+  if (type != MPI_DATATYPE_NULL)
+    PMPI_Type_get_extent(type, &lb, &extent);
+  call->reduce = PMPI_REDUCE_KIND(rop, rtype);
+  call->count = count;
+  call->type = type;
+  call->key.tsize = size;
+  call->key.part[0] = &call->count;
+  call->key.part[1] = (const int *)&call->reduce;
+  call->key.part_len[0] = call->key.part_len[1] = 1;
+  call->key.nparts = 2;
+  call->block = (int64_t)count * size;
+  char name[64], why[128];
+  if (!rop) {
+    int commutative = 1;
+    if (op != MPI_OP_NULL)
+      PMPI_Op_commutative(op, &commutative);
+    call->local_reason = PMPI_R_OP;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             "the operation is not one of MPI's predefined reductions that plans implement (a user-defined operation, %s)",
+             commutative ? "commutative" : "non-commutative");
+  } else if (!rtype) {
+    type_name(type, name, sizeof name);
+    call->local_reason = PMPI_R_REDUCE_TYPE;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             "the datatype, %s, is none of the element types plans reduce (predefined C integer, floating and pair types)",
+             name);
+  } else if (lb != 0 || extent != size) {
+    type_name(type, name, sizeof name);
+    call->local_reason = PMPI_R_REDUCE_TYPE;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             "the datatype, %s, has gaps (size %d, extent %ld), and a plan moves whole elements",
+             name, size, (long)extent);
+  } else if (!collrt_reduce_valid(rop, rtype, why, sizeof why)) {
+    call->local_reason = PMPI_R_OP; /* erroneous: MPI says so */
+    snprintf(call->local_msg, sizeof call->local_msg, "%s", why);
+  } else if (count < 0 || call->block > INT32_MAX) {
+    call->local_reason = PMPI_R_TYPE_MISMATCH;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             count < 0 ? "count %lld is negative" : "%lld bytes are past what a plan's int counts address",
+             (long long)(count < 0 ? count : call->block));
+  }
+  if (sendbuf == MPI_IN_PLACE) /* the send side is the receive buffer */
+    in_place(call, recvbuf, call->block);
+}
+
+/* MPI_Bcast: the type signature, root and communicator are the same on
+ * every rank (MPI's rule), the datatypes need not be: the plan moves the
+ * message's bytes, packed where a type is not its memory in order, so no
+ * rank decides differently from its datatype. Plans broadcast from rank 0;
+ * any other root goes to MPI. */
+static void prepare_bcast(pmpi_call_t *call, const char *what, void *buffer, int count,
+                          MPI_Datatype type, int root, MPI_Comm comm) {
+  begin(call, what, COLLRT_OP_BCAST, comm, buffer, buffer);
+  call->root = root;
+  int size = 0;
+  if (type != MPI_DATATYPE_NULL && (size = named_size(type)) < 0)
+    PMPI_Type_size(type, &size);
+  int64_t bytes = (int64_t)count * size;
+  call->block = bytes;
+  call->count = (int)bytes;
+  call->key.tsize = 1;
+  call->key.part[0] = &call->count;
+  call->key.part_len[0] = 1;
+  call->key.nparts = 1;
+  call->type = MPI_BYTE;
+  if (type == MPI_DATATYPE_NULL || count < 0 || bytes > INT32_MAX) {
+    call->local_reason = PMPI_R_TYPE_MISMATCH;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             type == MPI_DATATYPE_NULL ? "the datatype is MPI_DATATYPE_NULL"
+             : count < 0              ? "the count is negative"
+                                      : "the message is past what a plan's int counts address");
+    return;
+  }
+  if (root != 0) {
+    call->local_reason = PMPI_R_ROOT;
+    snprintf(call->local_msg, sizeof call->local_msg,
+             "root %d: bcast plans broadcast from rank 0 (the root their verifier proves)", root);
+    return;
+  }
+  if (!moves_as_bytes(type)) {
+    call->pack = 1;
+    call->stype = call->rtype = type;
+    call->scount = call->rcount = count;
+  }
+}
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   pmpi_init_once();
@@ -375,6 +492,28 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
              ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm)
              : rc;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Allreduce"))
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  pmpi_call_t call;
+  prepare_allreduce(&call, "MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+  int fallback = 1, rc = serve(&call, &fallback);
+  return fallback && rc == MPI_SUCCESS ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)
+                                       : rc;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Bcast"))
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  pmpi_call_t call;
+  prepare_bcast(&call, "MPI_Bcast", buffer, count, datatype, root, comm);
+  int fallback = 1, rc = serve(&call, &fallback);
+  return fallback && rc == MPI_SUCCESS ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
 }
 
 /* MPI-4 persistent collectives. The native persistent request is always
@@ -436,6 +575,28 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
   return persistent(&call, rc, request);
 }
 
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  int rc = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  pmpi_init_once();
+  if (pmpi_busy || rc != MPI_SUCCESS || threads_pass_through(__func__))
+    return rc;
+  pmpi_call_t call;
+  prepare_allreduce(&call, "MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm);
+  return persistent(&call, rc, request);
+}
+
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request) {
+  int rc = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+  pmpi_init_once();
+  if (pmpi_busy || rc != MPI_SUCCESS || threads_pass_through(__func__))
+    return rc;
+  pmpi_call_t call;
+  prepare_bcast(&call, "MPI_Bcast_init", buffer, count, datatype, root, comm);
+  return persistent(&call, rc, request);
+}
+
 /* Nonblocking collectives: served like the blocking call, the run started
  * and handed back as a request that the wait and test family completes
  * (requests.c); a fallback is MPI's own nonblocking collective. */
@@ -494,6 +655,31 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
              ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                 recvtype, comm, request)
              : rc;
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Iallreduce"))
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  pmpi_call_t call;
+  prepare_allreduce(&call, "MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm);
+  int fallback = 1, rc = nonblocking(&call, request, &fallback);
+  return fallback && rc == MPI_SUCCESS
+             ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request)
+             : rc;
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request) {
+  pmpi_init_once();
+  if (pmpi_busy || threads_pass_through("MPI_Ibcast"))
+    return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  pmpi_call_t call;
+  prepare_bcast(&call, "MPI_Ibcast", buffer, count, datatype, root, comm);
+  int fallback = 1, rc = nonblocking(&call, request, &fallback);
+  return fallback && rc == MPI_SUCCESS ? PMPI_Ibcast(buffer, count, datatype, root, comm, request)
+                                       : rc;
 }
 
 /* After MPI's own initialization, every rank of MPI_COMM_WORLD agrees, in

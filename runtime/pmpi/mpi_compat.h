@@ -2,12 +2,13 @@
  * ship them under another name.
  *
  * The persistent collectives (MPI_Alltoall_init, MPI_Alltoallv_init,
- * MPI_Allgatherv_init) are MPI-4. Open MPI 4.x implements MPI 3.1
- * (MPI_VERSION 3) and ships them as its `pcollreq` extension: <mpi-ext.h>
- * declares MPIX_Alltoall_init and PMPIX_Alltoall_init (and the v and
- * allgatherv forms) with the MPI-4 signatures, and their requests are
- * started, completed and freed by the ordinary MPI_Start, MPI_Wait*,
- * MPI_Test* and MPI_Request_free. Here the MPI-4 names become the
+ * MPI_Allgatherv_init, MPI_Allreduce_init, MPI_Bcast_init) are MPI-4.
+ * Open MPI 4.x implements MPI 3.1 (MPI_VERSION 3) and ships them as its
+ * `pcollreq` extension: <mpi-ext.h> declares MPIX_Alltoall_init and
+ * PMPIX_Alltoall_init (and the v, allgatherv, allreduce and bcast forms)
+ * with the MPI-4 signatures, and their requests are started, completed
+ * and freed by the ordinary MPI_Start, MPI_Wait*, MPI_Test* and
+ * MPI_Request_free. Here the MPI-4 names become the
  * extension's, so that the wrappers written against MPI-4 define (and
  * export) what an Open MPI 4 application calls, and call what Open MPI
  * provides underneath. Debian 12's Open MPI 4.1.4 builds the extension
@@ -38,6 +39,10 @@
 #define PMPI_Alltoall_init PMPIX_Alltoall_init
 #define PMPI_Alltoallv_init PMPIX_Alltoallv_init
 #define PMPI_Allgatherv_init PMPIX_Allgatherv_init
+#define MPI_Allreduce_init MPIX_Allreduce_init
+#define MPI_Bcast_init MPIX_Bcast_init
+#define PMPI_Allreduce_init PMPIX_Allreduce_init
+#define PMPI_Bcast_init PMPIX_Bcast_init
 #endif
 #endif
 

@@ -40,6 +40,10 @@ static void add(pmpi_plan_set_t *set, const char *path, void (*warn)(const char 
   set->plans = grown;
   set->plans[set->count].path = copy;
   set->plans[set->count].plan = plan;
+  /* an allreduce plan serves calls of its REDUCE steps' pair only */
+  unsigned rop = 0, rtype = 0;
+  int kinds = collrt_plan_reduce_kind(plan, &rop, &rtype);
+  set->plans[set->count].reduce = kinds < 0 ? PMPI_REDUCE_MIXED : kinds ? PMPI_REDUCE_KIND(rop, rtype) : 0;
   set->count++;
 }
 
@@ -131,12 +135,20 @@ static int serves_op(const collrt_plan_desc_t *d, int op, int exact) {
   return d->op == op || (!exact && op == COLLRT_OP_ALLTOALL && d->op == COLLRT_OP_ALLTOALLV);
 }
 
+/* An allreduce plan's kernels are its REDUCE steps': only the call's
+ * (operation, type) pair. */
+static int serves_reduce(const pmpi_plan_t *p, unsigned reduce) {
+  return !reduce || p->reduce == reduce;
+}
+
 static int fits_block(const collrt_plan_desc_t *d, int64_t block) {
   return (uint64_t)block >= d->block_bytes_min && (uint64_t)block <= d->block_bytes_max;
 }
 
-/* Appends "8 ranks" / "any size", and the byte range unless it is any. */
-static void describe(const collrt_plan_t *plan, char *out, size_t len) {
+/* Appends "8 ranks" / "any size", the byte range unless it is any, and an
+ * allreduce plan's operation and type ("sum on double"). */
+static void describe(const pmpi_plan_t *p, char *out, size_t len) {
+  const collrt_plan_t *plan = p->plan;
   const collrt_plan_desc_t *d = collrt_plan_desc(plan);
   size_t at = strlen(out);
   if (at + 1 >= len)
@@ -148,14 +160,23 @@ static void describe(const collrt_plan_t *plan, char *out, size_t len) {
   if (n < 0 || (size_t)n >= len - at)
     return;
   at += (size_t)n;
-  if (d->block_bytes_min != 0 || d->block_bytes_max != UINT64_MAX)
-    snprintf(out + at, len - at, d->block_bytes_max == UINT64_MAX ? " [%llu B, any]" : " [%llu, %llu B]",
-             (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
+  if (d->block_bytes_min != 0 || d->block_bytes_max != UINT64_MAX) {
+    n = snprintf(out + at, len - at, d->block_bytes_max == UINT64_MAX ? " [%llu B, any]" : " [%llu, %llu B]",
+                 (unsigned long long)d->block_bytes_min, (unsigned long long)d->block_bytes_max);
+    if (n < 0 || (size_t)n >= len - at)
+      return;
+    at += (size_t)n;
+  }
+  if (p->reduce == PMPI_REDUCE_MIXED)
+    snprintf(out + at, len - at, " several reductions");
+  else if (p->reduce)
+    snprintf(out + at, len - at, " %s on %s", collrt_reduce_op_name(p->reduce >> 8),
+             collrt_reduce_type_name(p->reduce & 0xff));
 }
 
 void pmpi_plan_served_by(const pmpi_plan_t *p, const char *why, char *msg, size_t len) {
   char what[160] = "";
-  describe(p->plan, what, sizeof what);
+  describe(p, what, sizeof what);
   snprintf(msg, len, "served by plan %s (%s: %s)", p->path, what,
            why ? why : "the most specific that fits");
 }
@@ -200,12 +221,13 @@ int pmpi_plan_recounts(const collrt_plan_t *plan) {
 
 /* The most specific candidate for the block, of every plan or only of
  * those that recount. */
-static int most_specific(const pmpi_plan_set_t *set, int op, int size, int machine,
-                         int64_t block, int recounting_only) {
+static int most_specific(const pmpi_plan_set_t *set, int op, unsigned reduce, int size,
+                         int machine, int64_t block, int recounting_only) {
   int best = -1;
   for (size_t i = 0; i < set->count; ++i) {
     const collrt_plan_t *p = set->plans[i].plan;
-    if (candidate(p, op, size, machine) && fits_block(collrt_plan_desc(p), block) &&
+    if (candidate(p, op, size, machine) && serves_reduce(&set->plans[i], reduce) &&
+        fits_block(collrt_plan_desc(p), block) &&
         (!recounting_only || pmpi_plan_recounts(p)) &&
         (best < 0 || more_specific(specificity_of(p, op),
                                    specificity_of(set->plans[best].plan, op))))
@@ -216,12 +238,12 @@ static int most_specific(const pmpi_plan_set_t *set, int op, int size, int machi
 
 int pmpi_plans_match_recounting(const pmpi_plan_set_t *set, int op, int size, int machine,
                                 int64_t block) {
-  return most_specific(set, op, size, machine, block, 1);
+  return most_specific(set, op, 0, size, machine, block, 1);
 }
 
-int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int machine, int64_t block,
-                     char *why, size_t why_len) {
-  int best = most_specific(set, op, size, machine, block, 0);
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, unsigned reduce, int size, int machine,
+                     int64_t block, char *why, size_t why_len) {
+  int best = most_specific(set, op, reduce, size, machine, block, 0);
   if (best >= 0)
     return best;
   /* the block size is part of the reason only when a plan fits the rest */
@@ -231,16 +253,21 @@ int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int machine, 
     const collrt_plan_t *p = set->plans[i].plan;
     if (!serves_op(collrt_plan_desc(p), op, 0))
       continue;
-    describe(p, have, sizeof have);
-    if (candidate(p, op, size, 1))
-      sized = 1, topology_only |= !machine;
+    describe(&set->plans[i], have, sizeof have);
+    if (candidate(p, op, size, 1) && serves_reduce(&set->plans[i], reduce))
+      sized = 1, topology_only |= !candidate(p, op, size, machine);
   }
-  char bytes[64] = "";
+  char bytes[64] = "", kind[64] = "";
   if (sized)
     snprintf(bytes, sizeof bytes, " and %lld-byte %s", (long long)block,
-             op == COLLRT_OP_ALLGATHERV ? "contributions" : "blocks");
-  snprintf(why, why_len, "no plan in %s for %s with %d ranks%s (have: %s)%s", set->source,
-           collrt_op_name((unsigned)op), size, bytes, *have ? have : "none of that op",
+             op == COLLRT_OP_ALLGATHERV ? "contributions"
+             : op == COLLRT_OP_ALLREDUCE || op == COLLRT_OP_BCAST ? "messages"
+                                                                 : "blocks");
+  if (reduce)
+    snprintf(kind, sizeof kind, " (%s on %s)", collrt_reduce_op_name(reduce >> 8),
+             collrt_reduce_type_name(reduce & 0xff));
+  snprintf(why, why_len, "no plan in %s for %s%s with %d ranks%s (have: %s)%s", set->source,
+           collrt_op_name((unsigned)op), kind, size, bytes, *have ? have : "none of that op",
            topology_only ? "; a plan for exactly this many ranks serves only MPI_COMM_WORLD's ranks in its order, the machine it was compiled for"
                          : "");
   return -1;

@@ -26,6 +26,9 @@ typedef enum pmpi_reason {
   PMPI_R_INTERCOMM,
   PMPI_R_TYPE_MISMATCH, /* send and receive types of different sizes */
   PMPI_R_TYPE,          /* a non-contiguous datatype */
+  PMPI_R_REDUCE_TYPE,   /* a reduction's datatype has no REDUCE kernel */
+  PMPI_R_OP,            /* a user-defined or unsupported reduction operation */
+  PMPI_R_ROOT,          /* a root other than the plans' (rank 0) */
   PMPI_R_THREADS,       /* MPI_THREAD_MULTIPLE */
   PMPI_R_COUNT_
 } pmpi_reason_t;
@@ -37,7 +40,14 @@ const char *pmpi_reason_name(pmpi_reason_t r);
 typedef struct pmpi_plan {
   char *path;
   collrt_plan_t *plan;
+  /* an allreduce plan's REDUCE (operation, element type), PMPI_REDUCE_KIND
+   * of the pair: it serves only calls of that pair; 0 for other plans,
+   * PMPI_REDUCE_MIXED for a plan that combines several pairs (none) */
+  unsigned reduce;
 } pmpi_plan_t;
+
+#define PMPI_REDUCE_KIND(op, type) (((unsigned)(op) << 8) | (unsigned)(type))
+#define PMPI_REDUCE_MIXED 0xffffffffu
 
 typedef struct pmpi_plan_set {
   const char *source; /* COLLC_PLANS as given, or NULL */
@@ -59,10 +69,12 @@ void pmpi_plans_free(pmpi_plan_set_t *set);
  * only if `machine`: the communicator is MPI_COMM_WORLD in its order): one compiled for exactly `size`
  * ranks before one for any size, one implementing the op before one
  * serving it (an alltoallv plan serves alltoall), then the narrower byte
- * range; a tie goes to the first loaded. -1 if none, with `why` saying what
- * the set has instead. */
-int pmpi_plans_match(const pmpi_plan_set_t *set, int op, int size, int machine, int64_t block,
-                     char *why, size_t why_len);
+ * range; a tie goes to the first loaded. An allreduce (`reduce` its
+ * PMPI_REDUCE_KIND; 0 for other ops) takes only plans that combine its
+ * operation and type; a block is then the whole message, as for bcast.
+ * -1 if none, with `why` saying what the set has instead. */
+int pmpi_plans_match(const pmpi_plan_set_t *set, int op, unsigned reduce, int size, int machine,
+                     int64_t block, char *why, size_t why_len);
 /* Whether a plan serves every count pattern from one bind, by a local
  * recount (no bind-time exchange, no node arena to set up again). */
 int pmpi_plan_recounts(const collrt_plan_t *plan);
@@ -235,11 +247,15 @@ typedef struct pmpi_call {
   int count, sendcount;
   const int *sc, *sd, *rc, *rd;
   MPI_Datatype type;
-  /* alltoall with a non-contiguous datatype: the plan moves the packed
-   * bytes (MPI_Pack / MPI_Unpack of count * P elements) */
+  /* alltoall (bcast) with a non-contiguous datatype: the plan moves the
+   * packed bytes (MPI_Pack / MPI_Unpack of count * P (count) elements) */
   MPI_Datatype stype, rtype;
   int scount, rcount;
   int pack;
+  /* MPI_Allreduce: the call's PMPI_REDUCE_KIND (also in its key); the
+   * datatype is the predefined one it binds with. MPI_Bcast: its root. */
+  unsigned reduce;
+  int root;
   /* MPI_*_init: bind only (no cache, no run) and hand the bind back */
   int persistent;
   collrt_coll_t *bound;
@@ -273,8 +289,9 @@ struct pmpi_run {
   MPI_Comm comm;
   const void *sendbuf;  /* the call's buffers (the collective is rebound to them) */
   void *recvbuf;
-  /* packing (alltoall with non-contiguous types) */
-  int pack;
+  /* packing (alltoall, bcast with non-contiguous types); a bcast root
+   * unpacks nothing: its buffer holds the result already */
+  int pack, pack_root;
   MPI_Datatype stype, rtype;
   int scount, rcount;   /* elements of the whole buffers: count * P */
   void *packed_send, *packed_recv;

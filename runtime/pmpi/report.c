@@ -17,6 +17,9 @@ const char *pmpi_reason_name(pmpi_reason_t r) {
   case PMPI_R_INTERCOMM: return "intercommunicator";
   case PMPI_R_TYPE_MISMATCH: return "type mismatch";
   case PMPI_R_TYPE: return "non-contiguous type";
+  case PMPI_R_REDUCE_TYPE: return "reduction type";
+  case PMPI_R_OP: return "reduction operation";
+  case PMPI_R_ROOT: return "root";
   case PMPI_R_THREADS: return "MPI_THREAD_MULTIPLE";
   case PMPI_R_COUNT_: break;
   }

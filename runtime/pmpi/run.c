@@ -77,11 +77,18 @@ int pmpi_run_init(pmpi_run_t *r, const pmpi_call_t *call, pmpi_entry_t *e, collr
     r->pack = 1;
     r->stype = call->stype;
     r->rtype = call->rtype;
-    int size = 0;
-    PMPI_Comm_size(call->comm, &size);
+    /* alltoall: the whole buffers, a block per rank; bcast: the buffer */
+    int size = 1;
+    if (call->key.op != COLLRT_OP_BCAST)
+      PMPI_Comm_size(call->comm, &size);
     r->scount = call->scount * size;
     r->rcount = call->rcount * size;
     r->packed_bytes = call->block * size;
+    if (call->key.op == COLLRT_OP_BCAST) {
+      int rank = 0;
+      PMPI_Comm_rank(call->comm, &rank);
+      r->pack_root = rank == call->root;
+    }
     r->packed_send = malloc((size_t)r->packed_bytes + 1);
     r->packed_recv = malloc((size_t)r->packed_bytes + 1);
     if (!r->packed_send || !r->packed_recv) {
@@ -284,7 +291,7 @@ static void ended(pmpi_run_t *r, collrt_status_t st, const collrt_diag_t *diag) 
     r->diag = *diag;
   } else {
     r->state = PMPI_RUN_DONE;
-    if (r->pack)
+    if (r->pack && !r->pack_root)
       unpack_recv(r);
     if (r->vpack)
       vunpack_recv(r);

@@ -9,6 +9,12 @@
  * Datatypes do not enter the decision: a non-contiguous one is packed into
  * the bytes the plan moves (run.c).
  *
+ * MPI_Allreduce and MPI_Bcast are decided alike in the same way: MPI makes
+ * their count, datatype (allreduce) or type signature (bcast), operation,
+ * root, MPI_IN_PLACE and communicator the same on every rank, and the
+ * reasons they fall back for (a user-defined operation, a type with no
+ * REDUCE kernel, a root other than the plans') are functions of those.
+ *
  * MPI_Alltoallv and MPI_Allgatherv: counts differ between ranks, so the
  * ranks agree, in one small allreduce, whether the call can be served and
  * whether every rank holds the same cached bind; then either a local
@@ -27,6 +33,14 @@ static collrt_status_t bind(pmpi_call_t *call, const collrt_plan_t *plan, unsign
     /* in bytes: the block is what every rank agrees on, whatever its types */
     return collrt_bind_alltoall(plan, call->comm, call->sendbuf, call->recvbuf,
                                 (int)call->block, MPI_BYTE, flags, out, diag);
+  case COLLRT_OP_ALLREDUCE:
+    /* the predefined type of the plan's REDUCE steps (intercept.c) */
+    return collrt_bind_allreduce(plan, call->comm, call->sendbuf, call->recvbuf, call->count,
+                                 call->type, flags, out, diag);
+  case COLLRT_OP_BCAST:
+    /* in bytes, as alltoall: one buffer, the root's data and the result */
+    return collrt_bind_bcast(plan, call->comm, call->recvbuf, (int)call->block, MPI_BYTE,
+                             call->root, flags, out, diag);
   case COLLRT_OP_ALLTOALLV:
     return collrt_bind_alltoallv(plan, call->comm, call->sendbuf, call->sc, call->sd,
                                  call->recvbuf, call->rc, call->rd, call->type, flags, out, diag);
@@ -124,7 +138,10 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
     fall_back(call, cache, PMPI_R_NO_PLANS, 0, msg);
     return MPI_SUCCESS;
   }
-  if (call->local_reason) { /* the type signatures do not match: erroneous */
+  /* alltoall: the type signatures do not match (erroneous); allreduce,
+   * bcast: an operation, type or root the plans do not serve, the same on
+   * every rank */
+  if (call->local_reason) {
     fall_back(call, cache, call->local_reason, 0, call->local_msg);
     return MPI_SUCCESS;
   }
@@ -134,8 +151,8 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
     g_pmpi.stats.hits++;
     return run_on(call, hit, out_fallback);
   }
-  int idx = pmpi_plans_match(&g_pmpi.plans, call->key.op, cache->size, cache->machine, call->block, msg,
-                             sizeof msg);
+  int idx = pmpi_plans_match(&g_pmpi.plans, call->key.op, call->reduce, cache->size, cache->machine,
+                             call->block, msg, sizeof msg);
   if (idx < 0) {
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
     return MPI_SUCCESS;
@@ -226,7 +243,7 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
    * largest block, and the plan it picks, are the same on every rank: a
    * recounting plan then serves with no message */
   if (op == COLLRT_OP_ALLGATHERV && !call->persistent && cache->plans_agree) {
-    int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, cache->machine, call->block, NULL, 0);
+    int idx = pmpi_plans_match(&g_pmpi.plans, op, 0, cache->size, cache->machine, call->block, NULL, 0);
     if (idx >= 0 && pmpi_plan_recounts(g_pmpi.plans.plans[idx].plan))
       return serve_v_uniform(call, cache, idx, out_fallback);
   }
@@ -269,7 +286,7 @@ static int serve_agreed(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallbac
     g_pmpi.stats.hits++;
     return run_on(call, hit, out_fallback);
   }
-  int idx = pmpi_plans_match(&g_pmpi.plans, op, cache->size, cache->machine, all[5], msg, sizeof msg);
+  int idx = pmpi_plans_match(&g_pmpi.plans, op, 0, cache->size, cache->machine, all[5], msg, sizeof msg);
   if (idx < 0) {
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
     return MPI_SUCCESS;
@@ -313,6 +330,8 @@ int pmpi_serve(pmpi_call_t *call, int *out_fallback) {
     PMPI_Comm_call_errhandler(call->comm, MPI_ERR_NO_MEM);
     return MPI_ERR_NO_MEM;
   }
-  return call->key.op == COLLRT_OP_ALLTOALL ? serve_uniform(call, cache, out_fallback)
-                                            : serve_agreed(call, cache, out_fallback);
+  int uniform = call->key.op == COLLRT_OP_ALLTOALL || call->key.op == COLLRT_OP_ALLREDUCE ||
+                call->key.op == COLLRT_OP_BCAST;
+  return uniform ? serve_uniform(call, cache, out_fallback)
+                 : serve_agreed(call, cache, out_fallback);
 }

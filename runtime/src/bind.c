@@ -795,26 +795,52 @@ collrt_status_t collrt_bind_alltoall(const collrt_plan_t *plan, MPI_Comm comm,
   return finish(&a, st, out, diag);
 }
 
-collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
-                                      const void *sendbuf, void *recvbuf,
-                                      int count, MPI_Datatype type,
-                                      unsigned flags, collrt_coll_t **out,
-                                      collrt_diag_t *diag) {
+/* The datatype an allreduce binds with must be the MPI type of the element
+ * type the plan's REDUCE steps combine (reduce_mpi.c): the kernels read the
+ * buffers as that C type, and a buffer of another type of the same size
+ * (float for int) would be combined as the wrong numbers. */
+static collrt_status_t check_reduce_type(const collrt_plan_t *plan, MPI_Datatype type,
+                                         collrt_diag_t *diag) {
+  unsigned rop = 0, rtype = 0;
+  int kinds = plan ? collrt_plan_reduce_kind(plan, &rop, &rtype) : 0;
+  if (kinds == 0)
+    return COLLRT_OK; /* no REDUCE step: the bytes are only moved */
+  if (kinds < 0) {
+    collrt_diag_set(diag, "collrt_bind_allreduce: the plan's REDUCE steps combine more than one (operation, type) pair; one MPI datatype cannot describe its buffers");
+    return COLLRT_ERR_ARG;
+  }
+  if (type == MPI_DATATYPE_NULL || collrt_reduce_type_of_mpi(type) == rtype)
+    return COLLRT_OK; /* (a null type: type_size says so) */
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int len = 0;
+  MPI_Type_get_name(type, name, &len);
+  collrt_diag_set(diag, "collrt_bind_allreduce: the plan's REDUCE steps combine %s (%s) but the datatype is %s; bind it with the MPI type of the plan's element type",
+                  collrt_reduce_type_name(rtype), collrt_reduce_op_name(rop),
+                  len ? name : "a derived datatype");
+  return COLLRT_ERR_ARG;
+}
+
+collrt_status_t collrt_bind_one_message(const collrt_plan_t *plan, MPI_Comm comm, int op,
+                                        const void *sendbuf, void *recvbuf, int count,
+                                        MPI_Datatype type, unsigned flags, collrt_status_t st,
+                                        collrt_coll_t **out, collrt_diag_t *diag) {
   bind_args_t a;
-  collrt_status_t st = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
-  if (st)
-    return st;
+  collrt_status_t bst = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
+  if (bst)
+    return bst;
+  const char *name = collrt_op_name((unsigned)op);
   int64_t tsize = 0;
-  a.op = COLLRT_OP_ALLREDUCE;
-  st = check_op(plan, COLLRT_OP_ALLREDUCE, diag);
+  a.op = op;
+  if (!st)
+    st = check_op(plan, op, diag);
   if (!st)
     st = type_size(type, &tsize, diag);
   if (!st && count < 0) {
-    collrt_diag_set(diag, "collrt_bind_allreduce on rank %d: count %d is negative", a.rank, count);
+    collrt_diag_set(diag, "collrt_bind_%s on rank %d: count %d is negative", name, a.rank, count);
     st = COLLRT_ERR_ARG;
   }
   if (!st && (sendbuf == MPI_IN_PLACE || (count && (!sendbuf || !recvbuf)))) {
-    collrt_diag_set(diag, "collrt_bind_allreduce on rank %d: buffers must be distinct and non-NULL (MPI_IN_PLACE is not supported)", a.rank);
+    collrt_diag_set(diag, "collrt_bind_%s on rank %d: a buffer is NULL or MPI_IN_PLACE", name, a.rank);
     st = COLLRT_ERR_ARG;
   }
   if (!st) {
@@ -830,12 +856,47 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
     int mm[2] = {-count, count}, g[2];
     MPI_Allreduce(mm, g, 2, MPI_INT, MPI_MAX, comm);
     if (!st && (-g[0] != count || g[1] != count)) {
-      collrt_diag_set(diag, "collrt_bind_allreduce: rank %d passes count %d but counts range over [%d, %d]",
-                      a.rank, count, -g[0], g[1]);
+      collrt_diag_set(diag, "collrt_bind_%s: rank %d passes count %d but counts range over [%d, %d]",
+                      name, a.rank, count, -g[0], g[1]);
       st = COLLRT_ERR_COUNTS;
     }
   }
   return finish(&a, st, out, diag);
+}
+
+collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
+                                      const void *sendbuf, void *recvbuf,
+                                      int count, MPI_Datatype type,
+                                      unsigned flags, collrt_coll_t **out,
+                                      collrt_diag_t *diag) {
+  collrt_status_t st = check_reduce_type(plan, type, diag);
+  /* MPI_IN_PLACE: the plan may read its send buffer after it wrote the
+   * receive buffer (a contribution travels on while the result arrives),
+   * so the send side is a copy of the receive buffer that every start
+   * makes (engine.c) */
+  uint8_t *copy = NULL;
+  int64_t bytes = 0;
+  if (sendbuf == MPI_IN_PLACE) {
+    int tsize = 0;
+    if (type != MPI_DATATYPE_NULL)
+      MPI_Type_size(type, &tsize);
+    bytes = count > 0 && tsize > 0 ? (int64_t)count * tsize : 0;
+    if (!(copy = malloc((size_t)bytes + 1)) && !st) {
+      collrt_diag_set(diag, "collrt_bind_allreduce: cannot allocate %lld bytes for MPI_IN_PLACE",
+                      (long long)bytes);
+      st = COLLRT_ERR_NOMEM;
+    }
+    sendbuf = copy;
+  }
+  st = collrt_bind_one_message(plan, comm, COLLRT_OP_ALLREDUCE, sendbuf, recvbuf, count, type,
+                               flags, st, out, diag);
+  if (st) {
+    free(copy);
+  } else if (copy) {
+    (*out)->in_place = copy;
+    (*out)->in_place_bytes = bytes;
+  }
+  return st;
 }
 
 collrt_status_t collrt_bind_alltoallv(
@@ -955,6 +1016,8 @@ void collrt_coll_free(collrt_coll_t *c) {
   free_engine(c);
   free(c->recount_arrays);
   free(c->expanded_counts);
+  free(c->in_place);
+  free(c->recv_sink);
   /* last: the node's and arena's communicators above are the state's */
   if (c->ctx && c->owns_fifo_comms)
     collrt_comm_ctx_release(c->ctx);

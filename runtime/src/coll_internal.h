@@ -76,6 +76,13 @@ struct collrt_coll {
   /* The byte-level counts the steps were last expanded for (4 P, then the
    * send and receive extents): a recount to the same ones only rebinds. */
   int64_t *expanded_counts;
+  /* An allreduce bound with MPI_IN_PLACE: the send buffer is this copy of
+   * in_place_bytes of the receive buffer, made by every start (engine.c). */
+  uint8_t *in_place;
+  int64_t in_place_bytes;
+  /* A bcast root whose steps stage bytes in its receive buffer: the
+   * receive buffer is this sink, whatever a rebind passes (bind_bcast.c). */
+  uint8_t *recv_sink;
   int rank, size;
   unsigned flags;
   int scratch_shared; /* scratch from SMPI_SHARED_MALLOC (bind.c) */
@@ -126,6 +133,15 @@ enum { COLLRT_OUTCOME_NONE = 0, COLLRT_OUTCOME_DONE = 1, COLLRT_OUTCOME_FAILED =
 /* COLLRT_ERR_MPI, with diag "WHAT failed: <MPI's message>" (bind.c; used by
  * every file of the bind path). */
 collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what);
+
+/* Binds a plan whose every rank moves one message of `count` elements of
+ * `type`, the same on every rank (allreduce, bcast: bind.c). `st` is the
+ * outcome of the caller's own checks: a failed one still takes part in the
+ * bind's agreements, so every rank fails together. */
+collrt_status_t collrt_bind_one_message(const collrt_plan_t *plan, MPI_Comm comm, int op,
+                                        const void *sendbuf, void *recvbuf, int count,
+                                        MPI_Datatype type, unsigned flags, collrt_status_t st,
+                                        collrt_coll_t **out, collrt_diag_t *diag);
 
 /* Marks step `step` complete (engine.c): the FIFO queues learn it, and the
  * trace, if any, its time. Shared by the MPI and shared-memory transports. */

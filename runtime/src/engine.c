@@ -538,6 +538,10 @@ collrt_status_t collrt_start(collrt_coll_t *c, collrt_diag_t *diag) {
   collrt_status_t st = collrt_arena_start(c, diag);
   if (st)
     return st;
+  /* MPI_IN_PLACE (bind.c): the send side is what the receive buffer holds
+   * now */
+  if (c->in_place_bytes)
+    memcpy(c->in_place, c->buf[COLLRT_BUF_RECV], (size_t)c->in_place_bytes);
   collrt_fq_reset(&c->fq);
   c->nactive = 0;
   c->ncopying = 0;

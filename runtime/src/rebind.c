@@ -68,14 +68,21 @@ collrt_status_t collrt_coll_rebind(collrt_coll_t *c, const void *sendbuf, void *
                     c->rank);
     return COLLRT_ERR_STATE;
   }
+  /* bound in place, the send side stays the bind's copy (each start makes
+   * it): MPI_IN_PLACE again, or the copy itself */
+  if (c->in_place && (sendbuf == MPI_IN_PLACE || sendbuf == c->in_place))
+    sendbuf = c->in_place;
+  if (c->recv_sink)
+    recvbuf = c->recv_sink;
   uint8_t *send = (uint8_t *)(uintptr_t)sendbuf, *recv = recvbuf;
   /* The steps were expanded for the bound extents; a NULL buffer is only
    * right where the bind's was NULL too (nothing to move). */
-  if (sendbuf == MPI_IN_PLACE || (!send && c->buf[COLLRT_BUF_SEND]) ||
-      (!recv && c->buf[COLLRT_BUF_RECV])) {
+  if (sendbuf == MPI_IN_PLACE || (c->in_place && send != c->in_place) ||
+      (!send && c->buf[COLLRT_BUF_SEND]) || (!recv && c->buf[COLLRT_BUF_RECV])) {
     collrt_diag_set(diag, "collrt_coll_rebind on rank %d: %s", c->rank,
-                    sendbuf == MPI_IN_PLACE ? "MPI_IN_PLACE is not supported"
-                                            : "a buffer is NULL but was bound non-NULL");
+                    sendbuf == MPI_IN_PLACE ? "MPI_IN_PLACE is supported only by a collective bound with it (collrt_bind_allreduce)"
+                    : c->in_place ? "the collective was bound with MPI_IN_PLACE and rebinds only with it"
+                                  : "a buffer is NULL but was bound non-NULL");
     return COLLRT_ERR_ARG;
   }
   if (send == c->buf[COLLRT_BUF_SEND] && recv == c->buf[COLLRT_BUF_RECV])

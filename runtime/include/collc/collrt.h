@@ -53,12 +53,38 @@ collrt_status_t collrt_bind_alltoallv(
     unsigned flags, collrt_coll_t **out_coll, collrt_diag_t *diag);
 /* allreduce: `count` elements of `type` in, the same out. The plan's REDUCE
  * steps name the operation and element type they combine with (plan format
- * 5); the caller passes buffers of that type. */
+ * 5); `type` must be that element type's MPI type (collrt_reduce_type_of_mpi:
+ * MPI_INT for int, MPI_DOUBLE_INT for double_int), else COLLRT_ERR_ARG.
+ * sendbuf may be MPI_IN_PLACE: every start then copies the receive buffer
+ * to a send buffer the bind owns (the plan may read its send side after
+ * writing the receive side), and rebind takes MPI_IN_PLACE again. */
 collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
                                       const void *sendbuf, void *recvbuf,
                                       int count, MPI_Datatype type,
                                       unsigned flags, collrt_coll_t **out_coll,
                                       collrt_diag_t *diag);
+/* bcast: MPI_Bcast's arguments; `buffer` is the root's data and every
+ * other rank's result. Plans broadcast from rank 0 (what their verifier
+ * proves): another root is COLLRT_ERR_ARG. Rebind with the buffer as both
+ * sides (collrt_coll_rebind(coll, buffer, buffer, diag)). */
+collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
+                                  int count, MPI_Datatype type, int root,
+                                  unsigned flags, collrt_coll_t **out_coll,
+                                  collrt_diag_t *diag);
+
+/* MPI's predefined handles for the REDUCE table of plan_format.h
+ * (reduce_mpi.c, expanded from the table): the operation or element type
+ * an MPI_Op or MPI_Datatype is, or 0 if none (a user-defined operation, a
+ * derived datatype, a type with no kernel such as MPI_CHAR or MPI_BYTE);
+ * and back (MPI_OP_NULL, MPI_DATATYPE_NULL if unknown). */
+unsigned collrt_reduce_op_of_mpi(MPI_Op op);
+unsigned collrt_reduce_type_of_mpi(MPI_Datatype type);
+MPI_Op collrt_reduce_op_to_mpi(unsigned op);
+MPI_Datatype collrt_reduce_type_to_mpi(unsigned type);
+/* The (operation, element type) of a plan's REDUCE statements: 1 if they
+ * all name one pair (set in *op, *type), 0 if it has none, -1 if they name
+ * several (no single MPI datatype describes its buffers). */
+int collrt_plan_reduce_kind(const collrt_plan_t *plan, unsigned *op, unsigned *type);
 collrt_status_t collrt_bind_allgatherv(
     const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
     int sendcount, void *recvbuf, const int recvcounts[], const int displs[],
@@ -149,7 +175,8 @@ collrt_status_t collrt_coll_recount_allgatherv(collrt_coll_t *coll, const void *
 
 /* Points a bound collective at new buffers: local, no communication. The
  * buffers must have the layout (counts, displacements, type) of the bind;
- * only their addresses change. Not while a run is in progress
+ * only their addresses change. A collective bound with MPI_IN_PLACE takes
+ * MPI_IN_PLACE as sendbuf again (no other). Not while a run is in progress
  * (COLLRT_ERR_STATE). On error the collective stays bound to the old
  * buffers. */
 collrt_status_t collrt_coll_rebind(collrt_coll_t *coll, const void *sendbuf,
