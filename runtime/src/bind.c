@@ -838,6 +838,49 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
   return finish(&a, st, out, diag);
 }
 
+/* The send and receive buffers are one: the root's COPY of its message
+ * into its receive buffer moves the bytes onto themselves (memmove), and
+ * every other rank's plan reads no send buffer. */
+collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
+                                  int count, MPI_Datatype type, int root, unsigned flags,
+                                  collrt_coll_t **out, collrt_diag_t *diag) {
+  bind_args_t a;
+  collrt_status_t st = begin(&a, plan, comm, buffer, buffer, flags, out, diag);
+  if (st)
+    return st;
+  int64_t tsize = 0;
+  a.op = COLLRT_OP_BCAST;
+  st = check_op(plan, COLLRT_OP_BCAST, diag);
+  if (!st)
+    st = type_size(type, &tsize, diag);
+  if (!st && (count < 0 || (count && !buffer))) {
+    collrt_diag_set(diag, "collrt_bind_bcast on rank %d: count %d is negative or the buffer is NULL", a.rank, count);
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st && root != 0) {
+    collrt_diag_set(diag, "collrt_bind_bcast on rank %d: root is %d; a bcast plan broadcasts from rank 0 (the plan format records no root)", a.rank, root);
+    st = COLLRT_ERR_ARG;
+  }
+  if (!st) {
+    int64_t bytes = count * tsize;
+    for (int j = 0; j < a.size; ++j) {
+      a.arrays[j] = a.arrays[2 * a.size + j] = bytes;
+      a.arrays[a.size + j] = a.arrays[3 * a.size + j] = 0;
+    }
+    a.in.send_bytes = a.in.recv_bytes = bytes;
+  }
+  if (flags & COLLRT_BIND_CHECK_COUNTS) {
+    int mm[2] = {-count, count}, g[2];
+    MPI_Allreduce(mm, g, 2, MPI_INT, MPI_MAX, comm);
+    if (!st && (-g[0] != count || g[1] != count)) {
+      collrt_diag_set(diag, "collrt_bind_bcast: rank %d passes count %d but counts range over [%d, %d]",
+                      a.rank, count, -g[0], g[1]);
+      st = COLLRT_ERR_COUNTS;
+    }
+  }
+  return finish(&a, st, out, diag);
+}
+
 collrt_status_t collrt_bind_alltoallv(
     const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
     const int sendcounts[], const int sdispls[], void *recvbuf,

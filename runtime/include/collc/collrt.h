@@ -59,6 +59,13 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
                                       int count, MPI_Datatype type,
                                       unsigned flags, collrt_coll_t **out_coll,
                                       collrt_diag_t *diag);
+/* bcast: `count` elements of `type` in `buffer`, rank 0's to every rank (a
+ * plan records no root: root must be 0, or the bind fails with
+ * COLLRT_ERR_ARG). The plan's steps read the root's message from, and
+ * write every rank's into, the one buffer. */
+collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
+                                  int count, MPI_Datatype type, int root, unsigned flags,
+                                  collrt_coll_t **out_coll, collrt_diag_t *diag);
 collrt_status_t collrt_bind_allgatherv(
     const collrt_plan_t *plan, MPI_Comm comm, const void *sendbuf,
     int sendcount, void *recvbuf, const int recvcounts[], const int displs[],

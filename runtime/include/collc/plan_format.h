@@ -284,7 +284,9 @@ extern "C" {
   X(SMP_RING, 8, "smp-blocked-ring")                                           \
   X(CUSTOM, 9, "custom")                                                       \
   X(BALANCED, 10, "balanced")                                                  \
-  X(DIM_RINGS, 11, "dim-rings")
+  X(DIM_RINGS, 11, "dim-rings")                                               \
+  X(RECURSIVE_DOUBLING, 12, "recursive-doubling")                             \
+  X(BINOMIAL, 13, "binomial")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
