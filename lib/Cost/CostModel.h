@@ -487,6 +487,22 @@ double recursiveDoublingAllreduceUs(const TopologySpec &topo, int64_t bytes);
 /// one message of m bytes: T = Σ_k t_k(m).
 double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
 
+/// The ring reduce-scatter + allgather (Patarasuk and Yuan): 2(P − 1) steps
+/// of one block of m/P, and P − 1 combinations of a block:
+///   T = 2(P − 1)·t(m/P) + (P − 1)·(m/P)·γ
+/// t a network message when the ring leaves a node (every step waits for
+/// the slowest of its P messages), σ + bytes·γ on one node.
+double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
+
+/// The chunk of the pipelined chain for an m-byte message over P ranks:
+/// max(256 B, √(α·m / (β·(P − 2)))), as the lowering computes it at bind.
+int64_t chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes);
+
+/// The pipelined chain from rank 0 in chunks of B: the last rank has the
+/// message after P − 2 + ⌈m/B⌉ chunk steps:
+///   T = (P − 2 + ⌈m/B⌉)·t(B)
+double pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes);
+
 } // namespace collc
 
 #endif // COLLC_COST_COSTMODEL_H

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Cost/CostModel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -107,4 +108,34 @@ double collc::binomialBcastUs(const TopologySpec &topo, int64_t bytes) {
   for (int64_t k = 0; k < steps; ++k)
     t += stepUs(topo, int64_t(1) << k, m);
   return t;
+}
+
+double collc::ringAllreduceUs(const TopologySpec &topo, int64_t bytes) {
+  int64_t p = topo.numRanks();
+  if (p == 1)
+    return static_cast<double>(bytes) * gammaUsOf(topo.network);
+  double block = static_cast<double>(bytes) / static_cast<double>(p);
+  // the ring crosses a node boundary unless the whole ring is one node
+  double step = stepUs(topo, topo.ranksPerNode, block);
+  return 2 * static_cast<double>(p - 1) * step +
+         static_cast<double>(p - 1) * block * gammaUsOf(topo.network);
+}
+
+int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {
+  constexpr int64_t kMinChunkBytes = 256; // LowerPipelinedChain.cpp's
+  // the lowering's integer α/β (ps over ps)
+  double alphaOverBeta = std::max(1.0, std::floor(net.alphaUs * 1e3 / net.betaNsPerByte));
+  double hops = static_cast<double>(std::max<int64_t>(1, ranks - 2));
+  return std::max<int64_t>(kMinChunkBytes, static_cast<int64_t>(std::sqrt(
+                                               alphaOverBeta * static_cast<double>(bytes) / hops)));
+}
+
+double collc::pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes) {
+  int64_t p = topo.numRanks();
+  if (p == 1)
+    return static_cast<double>(bytes) * gammaUsOf(topo.network);
+  int64_t chunk = chainChunkBytes(topo.network, p, bytes);
+  int64_t chunks = std::max<int64_t>(1, (bytes + chunk - 1) / chunk);
+  double size = static_cast<double>(std::min(chunk, std::max<int64_t>(bytes, 0)));
+  return static_cast<double>(p - 2 + chunks) * stepUs(topo, topo.ranksPerNode, size);
 }

@@ -162,6 +162,25 @@ def CollLowerBinomial : Pass<"coll-lower-binomial", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerRing : Pass<"coll-lower-ring", "mlir::ModuleOp"> {
+  let summary = "lower allreduce to the ring reduce-scatter + allgather";
+  let description = [{
+    P blocks of whole elements; P − 1 reduce-scatter steps around the ring
+    of ranks, each combining the rank's own contribution into the arriving
+    partial, then P − 1 allgather steps (LowerRing.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def CollLowerPipelinedChain : Pass<"coll-lower-pipelined-chain", "mlir::ModuleOp"> {
+  let summary = "lower bcast to a pipelined chain of chunks from rank 0";
+  let description = [{
+    The message in chunks of B bytes (bind time), each forwarded down the
+    chain 0 → 1 → ... → P − 1 as soon as it arrived (LowerPipelinedChain.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
   let summary = "simulate every plan for all ranks and check its result";
   let description = [{

@@ -286,7 +286,9 @@ extern "C" {
   X(BALANCED, 10, "balanced")                                                  \
   X(DIM_RINGS, 11, "dim-rings")                                               \
   X(RECURSIVE_DOUBLING, 12, "recursive-doubling")                             \
-  X(BINOMIAL, 13, "binomial")
+  X(BINOMIAL, 13, "binomial")                                                 \
+  X(RING, 14, "ring")                                                         \
+  X(PIPELINED_CHAIN, 15, "pipelined-chain")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
