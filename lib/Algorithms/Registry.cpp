@@ -9,7 +9,8 @@
 using namespace collc;
 
 namespace collc {
-#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, ALLREDUCE,     \
+                       BCAST, DEPTH)                                               \
   extern const AlgorithmModule MODULE##Module;
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 } // namespace collc
@@ -18,7 +19,8 @@ namespace {
 /// The modules, in the order of CollAlgorithms.def: kModules[i] is the
 /// module of algorithms::kAlgorithms[i] (name, ops, default depth).
 const AlgorithmModule *const kModules[] = {
-#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, ALLREDUCE,     \
+                       BCAST, DEPTH)                                               \
   &MODULE##Module,
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 };

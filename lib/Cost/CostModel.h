@@ -448,6 +448,67 @@ struct AlgorithmEstimate {
 /// peak)".
 std::string explainEstimate(const AlgorithmEstimate &estimate);
 
+//===----------------------------------------------------------------------===//
+// Broadcast and allreduce (ReductionCost.cpp). m is the message (bytes);
+// a step between ranks of one node costs σ + m·γ (shared memory), between
+// nodes α + (m + h)·β; combining m bytes costs m·γ, like a copy (one pass
+// over both operands, no slower than the copy it replaces: the reduce
+// kernels are a load, an operation and a store per element).
+//===----------------------------------------------------------------------===//
+
+/// Links into the node with the fewest (the one a broadcast reaches last
+/// at best): per torus dimension longer than 1, 2 on a ring of more than
+/// 2, 1 on a ring of 2 or a line (a line's end node); 1 behind a switch;
+/// 0 on one node.
+int64_t linksIntoNode(const TopologySpec &topo);
+
+/// The lower bounds --explain prints beside the estimates, over N nodes and
+/// L = linksIntoNode links of bandwidth 1/β:
+///   bcast      m·β / L: every node but the root's receives m bytes
+///   allreduce  2·m·(N − 1)/N·β / L: a node must take in, and give out,
+///              (N − 1)/N of the message once for the reduction and once
+///              for the result (the reduce-scatter + allgather bound of
+///              Patarasuk and Yuan for one link, spread over L)
+/// 0 with an empty `why` on one node (no link bounds it).
+struct CollectiveBound {
+  double us = 0;
+  std::string why; // e.g. "m·β/L, L = 6 links into a node"
+};
+CollectiveBound bcastBound(const TopologySpec &topo, int64_t bytes);
+CollectiveBound allreduceBound(const TopologySpec &topo, int64_t bytes);
+/// "bound: 12.3 us (m·β/L, L = 6 links into a node)" for an allreduce or
+/// bcast spec, std::nullopt for the other ops or one node.
+std::optional<std::string> explainReductionBound(const Spec &spec);
+
+/// Recursive doubling (MPICH; seed 003's short allreduce): ⌊log2 P⌋ steps of
+/// one exchange and one combination, plus a fold step in and a result step
+/// out for the P − 2^⌊log2 P⌋ extra ranks:
+///   T = γm + Σ_k (t_k(m) + 2γm) + [rem > 0]·(t(m) + γm + t(m))
+/// t_k the step's message (σ + mγ between ranks of one node, α + (m + h)β
+/// between nodes), 2γm the combination and the higher partner's copy that
+/// keeps the operands' order.
+double recursiveDoublingAllreduceUs(const TopologySpec &topo, int64_t bytes);
+
+/// Binomial tree from rank 0: ⌈log2 P⌉ steps along the critical path, each
+/// one message of m bytes: T = Σ_k t_k(m).
+double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
+
+/// The ring reduce-scatter + allgather (Patarasuk and Yuan): 2(P − 1) steps
+/// of one block of m/P, and P − 1 combinations of a block:
+///   T = 2(P − 1)·t(m/P) + (P − 1)·(m/P)·γ
+/// t a network message when the ring leaves a node (every step waits for
+/// the slowest of its P messages), σ + bytes·γ on one node.
+double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
+
+/// The chunk of the pipelined chain for an m-byte message over P ranks:
+/// max(256 B, √(α·m / (β·(P − 2)))), as the lowering computes it at bind.
+int64_t chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes);
+
+/// The pipelined chain from rank 0 in chunks of B: the last rank has the
+/// message after P − 2 + ⌈m/B⌉ chunk steps:
+///   T = (P − 2 + ⌈m/B⌉)·t(B)
+double pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes);
+
 } // namespace collc
 
 #endif // COLLC_COST_COSTMODEL_H

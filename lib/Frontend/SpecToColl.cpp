@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
+#include <type_traits>
 
 using namespace mlir;
 using namespace collc;
@@ -50,10 +51,18 @@ static LogicalResult buildOp(OpBuilder &builder, Location loc, const Spec &spec,
       options.empty() ? DictionaryAttr() : builder.getDictionaryAttr(options));
   if (!algorithm)
     return failure();
-  builder.create<OpTy>(loc, builder.getStringAttr(name), topology,
-                       builder.getI64IntegerAttr(c.minBytes.value_or(c.maxBytes.value_or(4096))),
-                       builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm,
-                       c.evenCounts ? builder.getUnitAttr() : UnitAttr());
+  auto op = builder.create<OpTy>(
+      loc, builder.getStringAttr(name), topology,
+      builder.getI64IntegerAttr(c.minBytes.value_or(c.maxBytes.value_or(4096))),
+      builder.getI64IntegerAttr(c.maxBytes.value_or(4096)), algorithm,
+      c.evenCounts ? builder.getUnitAttr() : UnitAttr());
+  // the collective's own attributes (the reduction, the root)
+  if constexpr (std::is_same_v<OpTy, coll::AllreduceOp>) {
+    op.setReduceOp(c.reduceOp);
+    op.setDatatype(c.datatype);
+  }
+  if constexpr (std::is_same_v<OpTy, coll::BcastOp>)
+    op.setRoot(c.root);
   return success();
 }
 
@@ -89,6 +98,12 @@ OwningOpRef<ModuleOp> collc::buildCollModule(const Spec &spec, StringRef name,
     break;
   case CollectiveKind::Allgatherv:
     built = buildOp<coll::AllgathervOp>(builder, loc, spec, name, topology);
+    break;
+  case CollectiveKind::Allreduce:
+    built = buildOp<coll::AllreduceOp>(builder, loc, spec, name, topology);
+    break;
+  case CollectiveKind::Bcast:
+    built = buildOp<coll::BcastOp>(builder, loc, spec, name, topology);
     break;
   }
   if (failed(built))

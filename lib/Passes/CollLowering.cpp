@@ -13,7 +13,8 @@ using namespace mlir;
 using namespace collc;
 
 void collc::populateCollLowerings(RewritePatternSet &patterns) {
-#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, ALLREDUCE,     \
+                       BCAST, DEPTH)                                               \
   populate##MODULE##Lowering(patterns);
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 }

@@ -63,7 +63,8 @@ void addCollLowering(mlir::RewritePatternSet &patterns,
 
 /// Each algorithm's patterns, one function per module of CollAlgorithms.def
 /// (populateDirectLowering, populateDimRingsLowering, ...).
-#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, ALLREDUCE,     \
+                       BCAST, DEPTH)                                               \
   void populate##MODULE##Lowering(mlir::RewritePatternSet &patterns);
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 /// dim-rings' alltoallv (LowerDimRingsV.cpp), a part of populateDimRingsLowering.

@@ -191,6 +191,44 @@ public:
       builder.setInsertionPointToStart(&op.getBody().emplaceBlock());
     return op;
   }
+  /// A REDUCE (plan format 5): dst[i] = dst[i] OP src[i] over `length`
+  /// bytes, the destination the left operand.
+  sched::ReduceOp reduceInto(llvm::StringRef op, llvm::StringRef type, sched::Buffer src,
+                             mlir::Value srcOffset, sched::Buffer dst, mlir::Value dstOffset,
+                             mlir::Value length, std::optional<EventRef> wait,
+                             std::optional<EventRef> signal) {
+    return builder.create<sched::ReduceOp>(
+        loc, builder.getStringAttr(op), builder.getStringAttr(type), attr(src), srcOffset,
+        attr(dst), dstOffset, length, ref(wait), indexOf(wait), ref(signal), indexOf(signal));
+  }
+  /// A receive that waits on `wait` (its destination is free again) and
+  /// signals `signal`.
+  void recvWaiting(sched::Buffer buffer, mlir::Value offset, mlir::Value length,
+                   mlir::Value peer, mlir::Value tag, std::optional<EventRef> wait,
+                   std::optional<EventRef> signal) {
+    builder.create<sched::RecvOp>(loc, attr(buffer), offset, length, peer, tag, ref(wait),
+                                  indexOf(wait), ref(signal), indexOf(signal));
+  }
+  /// Adds a wait on `event` to `transfer` (a sched.after in its body),
+  /// keeping the insertion point.
+  void addWait(mlir::Operation *transfer, llvm::StringRef event, mlir::ValueRange index) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    mlir::Region &body = transfer->getRegion(0);
+    if (body.empty())
+      body.emplaceBlock();
+    builder.setInsertionPointToEnd(&body.front());
+    after(event, index);
+  }
+  /// 2^k for 0 <= k < 62, as a sum of k's indicator terms (the plan's
+  /// expressions have no shift; a sum keeps the evaluation stack shallow,
+  /// where a chain of selects would nest one level per term).
+  mlir::Value pow2(mlir::Value k, int64_t terms = 31) {
+    mlir::Value v = c(0);
+    for (int64_t i = 0; i < terms; ++i)
+      v = add(v, mul(eq(k, c(i)), c(int64_t(1) << i)));
+    return v;
+  }
+
   /// One more event the enclosing transfer waits on (a join).
   void after(llvm::StringRef event, mlir::ValueRange index) {
     builder.create<sched::AfterOp>(

@@ -18,6 +18,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <type_traits>
+
 namespace collc {
 #define GEN_PASS_DEF_COLLSELECTALGORITHM
 #include "collc/Passes/Passes.h.inc"
@@ -77,6 +79,12 @@ Spec specOf(OpTy op, CollectiveKind kind) {
   if (StringRef throttle = options.getString("throttle", ""); !throttle.empty())
     coll.throttle = throttle.str();
   coll.seed = static_cast<uint64_t>(options.getInt("seed").value_or(1));
+  if constexpr (std::is_same_v<OpTy, coll::AllreduceOp>) {
+    coll.reduceOp = op.getReduceOp().str();
+    coll.datatype = op.getDatatype().str();
+  }
+  if constexpr (std::is_same_v<OpTy, coll::BcastOp>)
+    coll.root = static_cast<int64_t>(op.getRoot());
   return spec;
 }
 
@@ -131,10 +139,13 @@ void select(OpTy op, CollectiveKind kind) {
     remark.attachNote() << explainEstimate(candidate.estimate);
   for (const auto &[name, why] : weighing.notWeighed)
     remark.attachNote() << "not weighed: " << name << ": " << why;
-  if (kind != CollectiveKind::Allgatherv) {
+  if (kind == CollectiveKind::Alltoall || kind == CollectiveKind::Alltoallv) {
     AlltoallBound bound = alltoallBound(spec.topology, estimateBytes(spec));
     if (!bound.cut.empty())
       remark.attachNote() << explainBound(bound);
+  } else if (kind == CollectiveKind::Allreduce || kind == CollectiveKind::Bcast) {
+    if (std::optional<std::string> bound = explainReductionBound(spec))
+      remark.attachNote() << *bound;
   }
 }
 
@@ -148,6 +159,10 @@ struct CollSelectAlgorithmPass
         select(a2av, CollectiveKind::Alltoallv);
       else if (auto agv = dyn_cast<coll::AllgathervOp>(op))
         select(agv, CollectiveKind::Allgatherv);
+      else if (auto ar = dyn_cast<coll::AllreduceOp>(op))
+        select(ar, CollectiveKind::Allreduce);
+      else if (auto bc = dyn_cast<coll::BcastOp>(op))
+        select(bc, CollectiveKind::Bcast);
     });
   }
 };

@@ -59,6 +59,10 @@ llvm::StringRef collc::stringifyCollectiveKind(CollectiveKind kind) {
     return "alltoallv";
   case CollectiveKind::Allgatherv:
     return "allgatherv";
+  case CollectiveKind::Allreduce:
+    return "allreduce";
+  case CollectiveKind::Bcast:
+    return "bcast";
   }
   llvm_unreachable("unknown collective kind");
 }
@@ -69,5 +73,7 @@ collc::symbolizeCollectiveKind(llvm::StringRef name) {
       .Case("alltoall", CollectiveKind::Alltoall)
       .Case("alltoallv", CollectiveKind::Alltoallv)
       .Case("allgatherv", CollectiveKind::Allgatherv)
+      .Case("allreduce", CollectiveKind::Allreduce)
+      .Case("bcast", CollectiveKind::Bcast)
       .Default(std::nullopt);
 }

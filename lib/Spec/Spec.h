@@ -112,7 +112,7 @@ struct TopologySpec {
   int64_t numRanks() const { return numNodes() * ranksPerNode; }
 };
 
-enum class CollectiveKind { Alltoall, Alltoallv, Allgatherv };
+enum class CollectiveKind { Alltoall, Alltoallv, Allgatherv, Allreduce, Bcast };
 
 /// The op's column in CollAlgorithms.def's table (its lowers[] entries):
 /// the kinds are declared in the table's column order.
@@ -158,6 +158,15 @@ struct CollectiveSpec {
   /// dimension (MeshRows: 1 = the whole dimension in the rows, the extent =
   /// in the columns, between = cut); empty = the one the model prices fastest
   std::vector<int64_t> meshParts;
+  /// allreduce: the operation and element type every REDUCE step of the
+  /// plan combines with, spelled as the plan's one table
+  /// (COLLRT_REDUCE_OPS, COLLRT_REDUCE_TYPES); `bytes` is then a whole
+  /// number of elements' worth of the message the choice is made for.
+  std::string reduceOp = "sum";
+  std::string datatype = "double";
+  /// bcast: the rank whose message every rank receives (0: a plan records
+  /// no root, so only rank 0 is accepted).
+  int64_t root = 0;
   /// dim-rings (and auto, should it choose dim-rings): the parts every block
   /// is cut into, at most one per dimension longer than 1; unset = as many
   /// as the model prices fastest

@@ -8,6 +8,8 @@
 #include "lib/Spec/Spec.h"
 
 #include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "collc/plan.h"
+#include "collc/plan_format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -41,6 +43,22 @@ std::string algorithmsTaking(StringRef option) {
     if (row.option == option)
       taking.push_back(row.algorithm.str());
   return listOf(taking, " and ");
+}
+
+/// The names of the plan's REDUCE table (plan_format.h), in its order.
+std::vector<std::string> reduceOpNames() {
+  std::vector<std::string> names;
+#define COLLC_X_NAME(NAME, ID, SPELLING, CLASSES) names.push_back(SPELLING);
+  COLLRT_REDUCE_OPS(COLLC_X_NAME)
+#undef COLLC_X_NAME
+  return names;
+}
+std::vector<std::string> reduceTypeNames() {
+  std::vector<std::string> names;
+#define COLLC_X_NAME(NAME, ID, SPELLING, CTYPE, CLASS) names.push_back(SPELLING);
+  COLLRT_REDUCE_TYPES(COLLC_X_NAME)
+#undef COLLC_X_NAME
+  return names;
 }
 
 /// A value the parser keeps with its position for checks that need other
@@ -638,9 +656,10 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                        "order", "seed",        "block_bytes",
                                        "fifo_depth", "stages", "waves",
                                        "throttle", "counts", "mesh",
-                                       "parts"};
+                                       "parts", "reduce_op", "datatype",
+                                       "root"};
   Located<std::optional<CollectiveKind>> op;
-  Located<std::string> algorithm, order, throttle;
+  Located<std::string> algorithm, order, throttle, reduceOp, datatype;
   SMLoc seedLoc, countsLoc, meshLoc;
   StringMap<SMLoc> seen = visitKeys(
       map, "'collective'", keys, [&](StringRef key, SMLoc kLoc, yaml::Node *v) {
@@ -655,7 +674,7 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
           op.value = symbolizeCollectiveKind(*name);
           if (!op.value)
             error(op.loc, "unknown op '" + *name +
-                              "' (expected alltoall, alltoallv or allgatherv)");
+                              "' (expected alltoall, alltoallv, allgatherv, allreduce or bcast)");
           return;
         }
         if (key == "bytes")
@@ -669,6 +688,23 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                                        : key == "order"   ? order
                                                           : throttle;
           slot = {*name, locOf(v, kLoc), true};
+          return;
+        }
+        if (key == "reduce_op" || key == "datatype") {
+          bool isOp = key == "reduce_op";
+          std::optional<std::string> name = readScalar(
+              what, isOp ? "a reduction operation" : "an element type", kLoc, v);
+          if (!name)
+            return;
+          bool known = isOp ? collrt_reduce_op_from_name(name->c_str()) != 0
+                            : collrt_reduce_type_from_name(name->c_str()) != 0;
+          if (!known) {
+            error(locOf(v, kLoc), "unknown " + key + " '" + *name + "' (expected " +
+                                      listOf(isOp ? reduceOpNames() : reduceTypeNames()) +
+                                      ")");
+            return;
+          }
+          (isOp ? reduceOp : datatype) = {*name, locOf(v, kLoc), true};
           return;
         }
         if (key == "counts") {
@@ -730,6 +766,16 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
                   "'" + key + "' is " + Twine(*number) + "; " + option.atLeastOne);
           else
             option.slot = *number;
+          return;
+        }
+        if (key == "root") {
+          // a plan records no root: the runtime's simulator proves and its
+          // bind serves a broadcast from rank 0
+          if (*number != 0)
+            error(locOf(v, kLoc), "'root' is " + Twine(*number) +
+                                      "; a bcast plan broadcasts from rank 0 (the plan "
+                                      "format records no root yet)");
+          coll.root = *number;
           return;
         }
         if (*number < 1 || *number > 65535)
@@ -802,6 +848,32 @@ void SpecParser::parseCollective(SMLoc keyLoc, yaml::Node *value,
   if (seen.count("counts") && opKnown && *op.value != CollectiveKind::Alltoallv)
     error(countsLoc, "'counts' applies only to alltoallv (its blocks' sizes), but op is " +
                          opName);
+  // the reduction's keys belong to allreduce, the root to bcast
+  for (StringRef key : {"reduce_op", "datatype"})
+    if (seen.count(key) && opKnown && *op.value != CollectiveKind::Allreduce)
+      error(seen.lookup(key), "'" + key + "' applies only to allreduce, but op is " + opName);
+  if (seen.count("root") && opKnown && *op.value != CollectiveKind::Bcast)
+    error(seen.lookup("root"), "'root' applies only to bcast, but op is " + opName);
+  if (reduceOp.present)
+    coll.reduceOp = reduceOp.value;
+  if (datatype.present)
+    coll.datatype = datatype.value;
+  if (reduceOp.present || datatype.present) {
+    // the pair must be one the plan's kernels define (band on double is not)
+    char why[200];
+    if (!collrt_reduce_valid(collrt_reduce_op_from_name(coll.reduceOp.c_str()),
+                             collrt_reduce_type_from_name(coll.datatype.c_str()), why,
+                             sizeof why))
+      error(reduceOp.present ? reduceOp.loc : datatype.loc,
+            "'reduce_op': " + Twine(why) +
+                (datatype.present ? "" : " (double is the default 'datatype')"));
+  }
+  if (opKnown && *op.value == CollectiveKind::Allreduce && coll.maxBytes) {
+    size_t element = collrt_reduce_type_size(collrt_reduce_type_from_name(coll.datatype.c_str()));
+    if (element && (*coll.maxBytes % element || *coll.minBytes % element))
+      error(seen.lookup("bytes"), "'bytes' is not a whole number of " + coll.datatype +
+                                      " elements (" + Twine(element) + " bytes each)");
+  }
   if (seen.count("block_bytes")) {
     if (opKnown && *op.value != CollectiveKind::Allgatherv)
       error(seen.lookup("block_bytes"), "'block_bytes' applies only to the blocked-ring "

@@ -92,12 +92,21 @@ static uint64_t splitmix64(uint64_t x) {
 }
 
 /* allreduce: the operation and element type every REDUCE of the plan
- * uses, as MPI's own, so --check can compare with MPI_Allreduce. Checked
- * here: sum on int (compared byte for byte) and sum on double (bitwise
- * equal on every rank, and within a relative 1e-12 of MPI's, which may
- * combine in another order). WL_EKIND if the plan reduces anything else or
+ * uses, as MPI's own, so --check can compare with MPI_Allreduce: sum, prod,
+ * min, max and the logical and bitwise operations on the C integer types
+ * of the plan's table (compared byte for byte), and sum, prod, min and max
+ * on float and double (bitwise equal on every rank; min and max equal to
+ * MPI's, sum and prod within a relative 1e-12 (double) or 1e-5 (float) of
+ * MPI's, which may combine in another order). WL_EKIND if the plan reduces
+ * anything else (long double, the loc pairs, two pairs in one plan) or
  * --bytes is not a whole number of elements. */
 #define WL_EKIND 3
+/* The checks below compare integers byte for byte and float and double
+ * within rounding; the loc pairs (the only operations the pair types take)
+ * and long double have no such check. */
+static int checkable(unsigned rop, unsigned rtype) {
+  return rop != COLLRT_ROP_MINLOC && rop != COLLRT_ROP_MAXLOC && rtype != COLLRT_RTYPE_LONG_DOUBLE;
+}
 static int allreduce_kind(const collrt_plan_desc_t *d, wl_t *w) {
   unsigned rop = 0, rtype = 0;
   for (unsigned i = 0; i < d->nstmts; ++i)
@@ -107,12 +116,15 @@ static int allreduce_kind(const collrt_plan_desc_t *d, wl_t *w) {
       rop = d->stmts[i].rop;
       rtype = d->stmts[i].rtype;
     }
-  if (rop != COLLRT_ROP_SUM || (rtype != COLLRT_RTYPE_INT && rtype != COLLRT_RTYPE_DOUBLE))
+  /* MPI's handles from the REDUCE table's own mapping (reduce_mpi.c) */
+  w->mpi_op = collrt_reduce_op_to_mpi(rop);
+  w->mpi_type = collrt_reduce_type_to_mpi(rtype);
+  if (!rop || !checkable(rop, rtype) || w->mpi_op == MPI_OP_NULL ||
+      w->mpi_type == MPI_DATATYPE_NULL)
     return WL_EKIND;
-  w->mpi_op = MPI_SUM;
-  w->mpi_type = rtype == COLLRT_RTYPE_INT ? MPI_INT : MPI_DOUBLE;
   w->esize = (int)collrt_reduce_type_size(rtype);
   w->is_double = rtype == COLLRT_RTYPE_DOUBLE;
+  w->is_float = rtype == COLLRT_RTYPE_FLOAT;
   return w->count % w->esize ? WL_EKIND : 0;
 }
 
@@ -148,6 +160,9 @@ static void fill(bufs_t *b, int iter) {
   /* identical, position-dependent pre-fill: untouched gaps must stay equal */
   wl_prefill_recv(&b->w, b->recv, iter);
   wl_prefill_recv(&b->w, b->ref, iter);
+  /* bcast: the root's message is in the one buffer the plan is bound to */
+  if (b->w.op == COLLRT_OP_BCAST && b->w.rank == 0)
+    memcpy(b->recv, b->send, b->w.recv_len);
 }
 
 static int native(const bufs_t *b, uint8_t *out, MPI_Comm comm) {
@@ -476,7 +491,7 @@ int main(int argc, char **argv) {
                       "displacement past INT_MAX (%d): %s\n",
               o.bytes, wl_dist_name(o.dist), P, INT_MAX, WHY_INT_COUNTS);
     else if (any_bad == WL_EKIND && wrank == 0)
-      fprintf(stderr, "collc-run: error: this allreduce plan cannot be checked: collc-run runs plans whose REDUCE steps are all sum on int or all sum on double, with --bytes a whole number of elements\n");
+      fprintf(stderr, "collc-run: error: this allreduce plan cannot be checked: collc-run runs plans whose REDUCE steps all use one MPI built-in operation other than minloc and maxloc on one C integer type, float or double, with --bytes a whole number of elements\n");
     else if (bad && bad != WL_ERANGE && bad != WL_EKIND)
       fprintf(stderr, "collc-run: error: out of memory: rank %d cannot allocate its buffers\n", wrank);
     return finish(1);
@@ -490,6 +505,8 @@ int main(int argc, char **argv) {
   else if (op == COLLRT_OP_ALLREDUCE)
     st = collrt_bind_allreduce(plan, comm, b.send, b.recv, b.w.count / b.w.esize, b.w.mpi_type, flags,
                                &coll, &diag);
+  else if (op == COLLRT_OP_BCAST) /* one buffer: fill() puts rank 0's message in it */
+    st = collrt_bind_bcast(plan, comm, b.recv, b.w.count, MPI_BYTE, 0, flags, &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALL)
     st = collrt_bind_alltoall(plan, comm, b.send, b.recv, b.w.count, MPI_BYTE, flags, &coll, &diag);
   else if (op == COLLRT_OP_ALLTOALLV)
@@ -529,25 +546,38 @@ int main(int argc, char **argv) {
         fprintf(stderr, "collc-run: error: native collective failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
-      if (b.w.is_double) {
+      if (b.w.is_double || b.w.is_float) {
         /* the plan fixes the order: every rank holds the same bits; MPI
-         * may combine in another order, so it agrees within rounding */
+         * may combine in another order, so its sums and products agree
+         * within rounding, its min and max exactly */
         uint8_t *root = malloc(b.w.recv_len + 1);
         memcpy(root, b.recv, b.w.recv_len);
         MPI_Bcast(root, (int)b.w.recv_len, MPI_BYTE, 0, comm);
-        for (size_t k = 0; k + sizeof(double) <= b.w.recv_len && !diff; k += sizeof(double)) {
-          double got, want;
-          memcpy(&got, b.recv + k, sizeof got);
-          memcpy(&want, b.ref + k, sizeof want);
-          if (memcmp(b.recv + k, root + k, sizeof got) || fabs(got - want) > 1e-12 * (fabs(want) + 1.0)) {
+        size_t es = (size_t)b.w.esize;
+        int exact = b.w.mpi_op == MPI_MIN || b.w.mpi_op == MPI_MAX;
+        double tol = exact ? 0 : b.w.is_double ? 1e-12 : 1e-5;
+        for (size_t k = 0; k + es <= b.w.recv_len && !diff; k += es) {
+          double got, want, first;
+          if (b.w.is_double) {
+            memcpy(&got, b.recv + k, sizeof got);
+            memcpy(&want, b.ref + k, sizeof want);
+            memcpy(&first, root + k, sizeof first);
+          } else {
+            float g, w, f;
+            memcpy(&g, b.recv + k, sizeof g);
+            memcpy(&w, b.ref + k, sizeof w);
+            memcpy(&f, root + k, sizeof f);
+            got = g, want = w, first = f;
+          }
+          if (memcmp(b.recv + k, root + k, es) || fabs(got - want) > tol * (fabs(want) + 1.0)) {
             fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: element %zu is %.17g, rank 0 has %.17g, MPI gives %.17g\n",
-                    rank, wrank, it + 1, k / sizeof got, got, *(double *)(void *)(root + k), want);
+                    rank, wrank, it + 1, k / es, got, first, want);
             diff = 1;
           }
         }
         free(root);
       }
-      for (size_t k = 0; k < b.w.recv_len && !b.w.is_double; ++k)
+      for (size_t k = 0; k < b.w.recv_len && !b.w.is_double && !b.w.is_float; ++k)
         if (b.recv[k] != b.ref[k]) {
           fprintf(stderr, "collc-run: check FAILED: rank %d (world %d) iteration %d: receive buffer offset %zu holds 0x%02x, MPI gives 0x%02x\n",
                   rank, wrank, it + 1, k, b.recv[k], b.ref[k]);

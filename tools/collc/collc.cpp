@@ -154,7 +154,8 @@ void printAlgorithmTable(llvm::raw_ostream &os) {
   for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms) {
     llvm::json::Array ops, options;
     for (CollectiveKind kind :
-         {CollectiveKind::Alltoall, CollectiveKind::Alltoallv, CollectiveKind::Allgatherv})
+         {CollectiveKind::Alltoall, CollectiveKind::Alltoallv, CollectiveKind::Allgatherv,
+          CollectiveKind::Allreduce, CollectiveKind::Bcast})
       if (row.lowers[algorithmColumn(kind)])
         ops.push_back(stringifyCollectiveKind(kind));
     for (const algorithms::OptionRow &option : algorithms::kOptions)

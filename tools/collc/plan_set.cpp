@@ -46,17 +46,46 @@ std::string decisionKey(const Candidate &c) {
   return key;
 }
 
-Spec specFor(const Spec &machine, CollectiveKind kind, int64_t lo, int64_t hi) {
+/// One collective of the set: an op and, for allreduce, the reduction its
+/// plans' REDUCE steps combine with (the plan records it; a library serving
+/// MPI_Allreduce matches the call's operation and type against it).
+struct SetEntry {
+  CollectiveKind kind;
+  const char *reduceOp = "", *datatype = "";
+};
+
+/// The allreduce reductions a plan set carries: the sums and extrema of the
+/// types applications reduce most (a residual, a norm, a count, a
+/// convergence test); other pairs fall back to MPI.
+constexpr std::pair<const char *, const char *> kSetReductions[] = {
+    {"sum", "double"}, {"sum", "float"}, {"sum", "int"}, {"sum", "long"},
+    {"max", "double"}, {"min", "double"}, {"max", "int"}, {"min", "int"},
+};
+
+/// "alltoall", "allreduce.sum.double": the entry's plans' name prefix and
+/// the op column of the listing.
+std::string entryName(const SetEntry &entry) {
+  std::string name = stringifyCollectiveKind(entry.kind).str();
+  if (entry.kind == CollectiveKind::Allreduce)
+    name += std::string(".") + entry.reduceOp + "." + entry.datatype;
+  return name;
+}
+
+Spec specFor(const Spec &machine, const SetEntry &entry, int64_t lo, int64_t hi) {
   Spec spec;
   spec.topology = machine.topology;
-  spec.collective.kind = kind;
+  spec.collective.kind = entry.kind;
   spec.collective.minBytes = lo;
   spec.collective.maxBytes = hi;
+  if (entry.kind == CollectiveKind::Allreduce) {
+    spec.collective.reduceOp = entry.reduceOp;
+    spec.collective.datatype = entry.datatype;
+  }
   return spec;
 }
 
 /// The cost model's pick for blocks (contributions) of `bytes`.
-std::optional<Candidate> pickAt(const Spec &machine, CollectiveKind kind, int64_t bytes) {
+std::optional<Candidate> pickAt(const Spec &machine, const SetEntry &kind, int64_t bytes) {
   Weighing weighing = weighAlgorithms(specFor(machine, kind, bytes, bytes));
   if (weighing.weighed.empty())
     return std::nullopt;
@@ -67,7 +96,7 @@ std::optional<Candidate> pickAt(const Spec &machine, CollectiveKind kind, int64_
 /// priced at every power of two up to kLargestPricedBytes, and where it
 /// changes between two of them the smallest size with the new pick is found
 /// by bisection.
-std::vector<Band> bandsOf(const Spec &machine, CollectiveKind kind) {
+std::vector<Band> bandsOf(const Spec &machine, const SetEntry &kind) {
   std::vector<Band> bands;
   std::optional<Candidate> first = pickAt(machine, kind, 1);
   if (!first)
@@ -94,7 +123,7 @@ std::vector<Band> bandsOf(const Spec &machine, CollectiveKind kind) {
 
 /// The spec that builds `pick`'s plan for [lo, hi]: its algorithm with the
 /// parameters it was priced on, so the plan is the one the model chose.
-Spec bandSpec(const Spec &machine, CollectiveKind kind, const Band &band) {
+Spec bandSpec(const Spec &machine, const SetEntry &kind, const Band &band) {
   Spec spec = specFor(machine, kind, band.lo, band.hi);
   CollectiveSpec &c = spec.collective;
   const Decision &d = band.pick.decision;
@@ -166,9 +195,14 @@ LogicalResult collc::writePlanSet(MLIRContext &context, const Spec &machine, Str
                  << "': " << ec.message() << "\n";
     return failure();
   }
-  for (CollectiveKind kind :
-       {CollectiveKind::Alltoall, CollectiveKind::Alltoallv, CollectiveKind::Allgatherv}) {
-    StringRef op = stringifyCollectiveKind(kind);
+  std::vector<SetEntry> entries = {{CollectiveKind::Alltoall},
+                                    {CollectiveKind::Alltoallv},
+                                    {CollectiveKind::Allgatherv}};
+  for (auto [reduceOp, datatype] : kSetReductions)
+    entries.push_back({CollectiveKind::Allreduce, reduceOp, datatype});
+  entries.push_back({CollectiveKind::Bcast});
+  for (const SetEntry &kind : entries) {
+    std::string op = entryName(kind);
     std::vector<Band> bands = bandsOf(machine, kind);
     if (bands.empty()) {
       llvm::errs() << "collc: error: the cost model weighs no algorithm for " << op
@@ -177,10 +211,9 @@ LogicalResult collc::writePlanSet(MLIRContext &context, const Spec &machine, Str
     }
     bool anySize = false; // a band plan already serves every communicator
     for (const Band &band : bands) {
-      std::string name = (op + "." + std::to_string(band.lo) + "-" +
-                          (band.hi == kAndUp ? std::string("up") : std::to_string(band.hi)) +
-                          "." + band.pick.estimate.algorithm)
-                             .str();
+      std::string name = op + "." + std::to_string(band.lo) + "-" +
+                         (band.hi == kAndUp ? std::string("up") : std::to_string(band.hi)) +
+                         "." + band.pick.estimate.algorithm;
       FailureOr<PlanPtr> plan =
           buildPlan(context, bandSpec(machine, kind, band), name, verifyRanks);
       SmallString<128> path(dir);
@@ -197,11 +230,11 @@ LogicalResult collc::writePlanSet(MLIRContext &context, const Spec &machine, Str
     // serves any communicator, for every size, behind the bands.
     bool generic = false;
     for (const algorithms::AlgorithmRow &row : algorithms::kAlgorithms) {
-      if (!row.lowers[algorithmColumn(kind)])
+      if (!row.lowers[algorithmColumn(kind.kind)])
         continue;
       Spec spec = specFor(machine, kind, 0, kAndUp);
       spec.collective.algorithm = row.name.str();
-      std::string name = (op + ".generic." + row.name).str();
+      std::string name = op + ".generic." + row.name.str();
       {
         // an algorithm that does not lower on this machine, or whose plan
         // needs the machine's size, is not the one (asked quietly, without

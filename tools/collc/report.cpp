@@ -84,7 +84,7 @@ void collc::printPlanReport(sched::PlanOp op, const collrt_plan_t *plan,
                      static_cast<long long>(r.max_scratch));
   double predicted = r.alpha_us + r.hot_us;
   os << llvm::format("  predicted: %.1f us (alpha + hottest link)", predicted);
-  if (op.getCollective() != "allgatherv") {
+  if (op.getCollective() == "alltoall" || op.getCollective() == "alltoallv") {
     AlltoallBound bound = alltoallBound(topologySpecOf(t), m);
     if (!bound.cut.empty())
       os << llvm::format("; bound %.1f us (%s) = %.1f%% of it", bound.us, bound.cut.c_str(),

@@ -93,8 +93,9 @@ int wl_init(wl_t *w, int op, MPI_Comm comm, long long bytes, wl_dist_t dist, uin
       w->sc[j] = w->rc[j] = w->count;
       w->sd[j] = w->rd[j] = j * w->count;
     }
-  } else if (op == COLLRT_OP_ALLREDUCE) {
-    w->count = (int)bytes; /* bytes; elements once the caller sets esize */
+  } else if (op == COLLRT_OP_ALLREDUCE || op == COLLRT_OP_BCAST) {
+    /* one message; allreduce: bytes, elements once the caller sets esize */
+    w->count = (int)bytes;
     w->send_len = w->recv_len = (size_t)bytes;
     for (int j = 0; j < P; ++j)
       w->sc[j] = w->rc[j] = w->count;
@@ -136,6 +137,14 @@ void wl_fill_send(const wl_t *w, uint8_t *send, int iter) {
     }
     return;
   }
+  if (w->is_float) { /* the same for float */
+    for (size_t k = 0; k + sizeof(float) <= w->send_len; k += sizeof(float)) {
+      uint64_t z = splitmix64(((uint64_t)w->rank << 40) ^ ((uint64_t)iter << 32) ^ k);
+      float v = (float)((double)(z >> 40) / 16777216.0 * 2.0 - 1.0);
+      memcpy(send + k, &v, sizeof v);
+    }
+    return;
+  }
   for (size_t k = 0; k < w->send_len; ++k)
     send[k] = (uint8_t)(splitmix64(((uint64_t)w->rank << 40) ^ ((uint64_t)iter << 32) ^ k) >> 56);
 }
@@ -154,6 +163,11 @@ int wl_native(const wl_t *w, const uint8_t *send, uint8_t *recv, MPI_Comm comm) 
   }
   if (w->op == COLLRT_OP_ALLREDUCE)
     return MPI_Allreduce(send, recv, w->count / w->esize, w->mpi_type, w->mpi_op, comm);
+  if (w->op == COLLRT_OP_BCAST) { /* rank 0's send buffer to every rank */
+    if (w->rank == 0)
+      memcpy(recv, send, (size_t)w->count);
+    return MPI_Bcast(recv, w->count, MPI_BYTE, 0, comm);
+  }
   if (w->op == COLLRT_OP_ALLTOALL)
     return MPI_Alltoall(send, w->count, MPI_BYTE, recv, w->count, MPI_BYTE, comm);
   if (w->op == COLLRT_OP_ALLTOALLV)

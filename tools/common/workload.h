@@ -22,14 +22,14 @@ typedef struct wl {
   wl_dist_t dist;
   uint64_t seed;
   int *sc, *sd, *rc, *rd; /* counts and displacements in bytes, P each */
-  int count;              /* alltoall block / allgatherv sendcount */
+  int count;              /* alltoall block / allgatherv sendcount / allreduce, bcast message */
   size_t send_len, recv_len;
   /* allreduce (set by the caller after wl_init): MPI's own datatype and
    * operation for the plan's REDUCE steps, the element size, and whether
-   * the elements are doubles (filled with finite values) */
+   * the elements are doubles or floats (filled with finite values) */
   MPI_Datatype mpi_type;
   MPI_Op mpi_op;
-  int esize, is_double;
+  int esize, is_double, is_float;
 } wl_t;
 
 /* 0 and *out set if `name` is a distribution, else -1. */

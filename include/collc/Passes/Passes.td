@@ -141,6 +141,46 @@ def CollLowerBlockedRing : Pass<"coll-lower-blocked-ring", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerRecursiveDoubling : Pass<"coll-lower-recursive-doubling", "mlir::ModuleOp"> {
+  let summary = "lower allreduce to recursive doubling (MPICH's short allreduce)";
+  let description = [{
+    log2 P steps of exchange-and-combine with the partner 2^k away, the
+    lower rank's partial result always the left operand, so every rank
+    holds the same bits; the ranks beyond the largest power of two fold in
+    first and receive the result last (LowerRecursiveDoubling.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def CollLowerBinomial : Pass<"coll-lower-binomial", "mlir::ModuleOp"> {
+  let summary = "lower bcast to a binomial tree from rank 0";
+  let description = [{
+    Rank r receives from r minus its lowest set bit and forwards to
+    r + 2^j for each smaller 2^j, the largest subtree first
+    (LowerBinomial.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def CollLowerRing : Pass<"coll-lower-ring", "mlir::ModuleOp"> {
+  let summary = "lower allreduce to the ring reduce-scatter + allgather";
+  let description = [{
+    P blocks of whole elements; P − 1 reduce-scatter steps around the ring
+    of ranks, each combining the rank's own contribution into the arriving
+    partial, then P − 1 allgather steps (LowerRing.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
+def CollLowerPipelinedChain : Pass<"coll-lower-pipelined-chain", "mlir::ModuleOp"> {
+  let summary = "lower bcast to a pipelined chain of chunks from rank 0";
+  let description = [{
+    The message in chunks of B bytes (bind time), each forwarded down the
+    chain 0 → 1 → ... → P − 1 as soon as it arrived (LowerPipelinedChain.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
   let summary = "simulate every plan for all ranks and check its result";
   let description = [{

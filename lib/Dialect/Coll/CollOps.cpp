@@ -2,6 +2,9 @@
 #include "collc/Dialect/Coll/CollOps.h"
 #include "collc/Dialect/Coll/CollAlgorithms.h"
 
+#include "collc/plan.h"
+#include "collc/plan_format.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -50,7 +53,8 @@ static LogicalResult verifyCollective(OpTy op) {
 }
 
 /// The algorithms of CollAlgorithms.def that lower op `column` (0
-/// alltoall, 1 alltoallv, 2 allgatherv), in the table's order.
+/// alltoall, 1 alltoallv, 2 allgatherv, 3 allreduce, 4 bcast), in the
+/// table's order.
 static SmallVector<StringLiteral> supportedBy(int column) {
   SmallVector<StringLiteral> names;
   for (const collc::algorithms::AlgorithmRow &row : collc::algorithms::kAlgorithms)
@@ -72,9 +76,37 @@ ArrayRef<StringLiteral> AllgathervOp::getSupportedAlgorithms() {
   return names;
 }
 
+ArrayRef<StringLiteral> AllreduceOp::getSupportedAlgorithms() {
+  static const SmallVector<StringLiteral> names = supportedBy(3);
+  return names;
+}
+ArrayRef<StringLiteral> BcastOp::getSupportedAlgorithms() {
+  static const SmallVector<StringLiteral> names = supportedBy(4);
+  return names;
+}
+
 LogicalResult AlltoallOp::verify() { return verifyCollective(*this); }
 LogicalResult AlltoallvOp::verify() { return verifyCollective(*this); }
 LogicalResult AllgathervOp::verify() { return verifyCollective(*this); }
+LogicalResult AllreduceOp::verify() {
+  // the runtime's own table and rule (collrt_reduce_valid), as sched.reduce's
+  unsigned rop = collrt_reduce_op_from_name(getReduceOp().str().c_str());
+  unsigned rtype = collrt_reduce_type_from_name(getDatatype().str().c_str());
+  if (!rop)
+    return emitOpError("(C4) '") << getReduceOp() << "' is not a reduction operation";
+  if (!rtype)
+    return emitOpError("(C4) '") << getDatatype() << "' is not an element type of the plan's table";
+  char why[200];
+  if (!collrt_reduce_valid(rop, rtype, why, sizeof why))
+    return emitOpError("(C4) ") << why;
+  return verifyCollective(*this);
+}
+LogicalResult BcastOp::verify() {
+  if (getRoot() != 0)
+    return emitOpError("(C4) root is ")
+           << getRoot() << "; a bcast plan broadcasts from rank 0 (the plan format records no root)";
+  return verifyCollective(*this);
+}
 
 #define GET_OP_CLASSES
 #include "collc/Dialect/Coll/CollOps.cpp.inc"

@@ -284,7 +284,11 @@ extern "C" {
   X(SMP_RING, 8, "smp-blocked-ring")                                           \
   X(CUSTOM, 9, "custom")                                                       \
   X(BALANCED, 10, "balanced")                                                  \
-  X(DIM_RINGS, 11, "dim-rings")
+  X(DIM_RINGS, 11, "dim-rings")                                               \
+  X(RECURSIVE_DOUBLING, 12, "recursive-doubling")                             \
+  X(BINOMIAL, 13, "binomial")                                                 \
+  X(RING, 14, "ring")                                                         \
+  X(PIPELINED_CHAIN, 15, "pipelined-chain")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,

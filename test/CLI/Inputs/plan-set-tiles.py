@@ -1,6 +1,7 @@
 """plan-set.test: reads back every plan of a plan-set directory (collc
 --emit=sched) and checks that each op's bands tile [0, and up] without gaps
-or overlaps, and that each op has a generic plan for any size.
+or overlaps, and that each op has a generic plan for any size. An allreduce
+is one op per reduction its plans record (allreduce.sum.double, ...).
 usage: plan-set-tiles.py COLLC DIR"""
 import re
 import subprocess
@@ -13,6 +14,9 @@ bands, generic = {}, {}
 for plan in sorted(directory.glob("*.plan")):
     ir = subprocess.run([collc, str(plan), "--emit=sched"], capture_output=True, text=True, check=True).stdout
     op = re.search(r'collective = "(\w+)"', ir).group(1)
+    reduction = re.search(r'sched.reduce "(\w+)" "(\w+)"', ir)
+    if reduction:
+        op += "." + ".".join(reduction.groups())
     r = re.search(r"block_bytes = array<i64: (\d+), (\d+)>", ir)
     lo, hi = (int(r.group(1)), int(r.group(2))) if r else (0, AND_UP)  # none: any size
     if ".generic." in plan.name:
@@ -20,7 +24,9 @@ for plan in sorted(directory.glob("*.plan")):
         generic[op] = plan.name
     else:
         bands.setdefault(op, []).append((lo, hi, plan.name))
-for op in ("alltoall", "alltoallv", "allgatherv"):
+reductions = sorted(k for k in bands if k.startswith("allreduce."))
+assert reductions, "allreduce: no band plans"
+for op in ["alltoall", "alltoallv", "allgatherv"] + reductions + ["bcast"]:
     spans = sorted(bands.get(op, []))
     assert spans, f"{op}: no band plans"
     assert op in generic, f"{op}: no generic plan"

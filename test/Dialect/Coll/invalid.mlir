@@ -1,4 +1,4 @@
-// Each coll constraint (CollAttrs.td T1-T4 and A1-A3, CollOps.td C1-C3) has a case
+// Each coll constraint (CollAttrs.td T1-T4 and A1-A3, CollOps.td C1-C4) has a case
 // named after it that breaks exactly that constraint.
 // RUN: %collc-opt %s -split-input-file -verify-diagnostics
 
@@ -149,3 +149,26 @@ coll.alltoallv @alltoallv_c3 {topology = #coll.topology<shape = [4, 4], wrap = [
 // dim-rings cuts a block into at most one part per dimension longer than 1.
 // expected-error @+1 {{'coll.alltoall' op (C3) parts is 3, but dim-rings cuts a block into at most 2 on this topology (one per dimension longer than 1)}}
 coll.alltoall @alltoall_c3_parts {topology = #coll.topology<shape = [4, 1, 4], wrap = [true, true, true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"dim-rings", {parts = 3}>}
+
+// -----
+
+// The reduction is spelled from the plan's one table (COLLRT_REDUCE_OPS,
+// COLLRT_REDUCE_TYPES) and must apply to its type.
+// expected-error @+1 {{'coll.allreduce' op (C4) band does not apply to double: it takes the C integer types}}
+coll.allreduce @allreduce_c4_pair {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, reduce_op = "band"}
+
+// -----
+
+// expected-error @+1 {{'coll.allreduce' op (C4) 'complex' is not an element type of the plan's table}}
+coll.allreduce @allreduce_c4_type {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, datatype = "complex"}
+
+// -----
+
+// A plan records no root: bcast plans broadcast from rank 0.
+// expected-error @+1 {{'coll.bcast' op (C4) root is 3; a bcast plan broadcasts from rank 0 (the plan format records no root)}}
+coll.bcast @bcast_c4_root {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, root = 3}
+
+// -----
+
+// expected-error @+1 {{'coll.bcast' op (C2) algorithm 'recursive-doubling' is not one of auto, binomial, pipelined-chain}}
+coll.bcast @bcast_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"recursive-doubling">}

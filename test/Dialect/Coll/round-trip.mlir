@@ -27,3 +27,12 @@ coll.allgatherv @allgatherv_auto_block {topology = #coll.topology<shape = [2], w
 // CHECK-LABEL: coll.alltoall @offload_nic
 // CHECK-SAME: switched = true, nic = "offload", nic_link_ps = 5714, nic_congestion_ppm = 10000>
 coll.alltoall @offload_nic {topology = #coll.topology<shape = [16], wrap = [true], ranks_per_node = 8, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600, switched = true, nic = "offload", nic_link_ps = 5714, nic_contexts = 16, nic_congestion_ppm = 10000>}
+
+// allreduce carries its reduction; its defaults (sum on double) are elided,
+// as bcast's root 0 is.
+// CHECK-LABEL: coll.allreduce @allreduce_max_int
+// CHECK-SAME: datatype = "int", reduce_op = "max"
+coll.allreduce @allreduce_max_int {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, reduce_op = "max", datatype = "int"}
+// CHECK-LABEL: coll.bcast @bcast_root0
+// CHECK-NOT: root
+coll.bcast @bcast_root0 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, root = 0}

@@ -16,15 +16,19 @@
 namespace collc::algorithms {
 
 /// An algorithm, the ops it lowers (lowers[0] alltoall, [1] alltoallv,
-/// [2] allgatherv) and its FIFO depth when the spec gives none.
+/// [2] allgatherv, [3] allreduce, [4] bcast: CollectiveKind's order) and
+/// its FIFO depth when the spec gives none.
 struct AlgorithmRow {
   llvm::StringLiteral name;
-  bool lowers[3];
+  bool lowers[5];
   int64_t defaultDepth;
 };
 inline constexpr AlgorithmRow kAlgorithms[] = {
-#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, DEPTH)     \
-  {SPELLING, {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0}, DEPTH},
+#define COLL_ALGORITHM(SPELLING, MODULE, ALLTOALL, ALLTOALLV, ALLGATHERV, ALLREDUCE,     \
+                       BCAST, DEPTH)                                               \
+  {SPELLING,                                                                   \
+   {ALLTOALL != 0, ALLTOALLV != 0, ALLGATHERV != 0, ALLREDUCE != 0, BCAST != 0},  \
+   DEPTH},
 #include "collc/Dialect/Coll/CollAlgorithms.def"
 };
 

@@ -1,0 +1,141 @@
+//===- ReductionCost.cpp - the cost model of broadcasts and allreduces ---===//
+//
+// The α–β–γ terms of the broadcast and allreduce schedules and their lower
+// bounds, kept apart from the alltoall model (CostModel.cpp): these
+// schedules are trees and pipelines of whole messages whose critical path
+// is a chain of steps, where the alltoall's are link loads. A step's
+// partners sit on one node when the ranks of a node are consecutive and the
+// step's rank distance is below the ranks per node, so the model charges
+// such steps shared memory's σ + m·γ instead of a network message.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Cost/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+using namespace collc;
+
+namespace {
+
+double betaUsOf(const NetworkParams &net) { return net.betaNsPerByte * 1e-3; }
+double gammaUsOf(const NetworkParams &net) { return net.copyNsPerByte * 1e-3; }
+
+/// One message of m bytes between ranks `distance` apart in rank order:
+/// through shared memory when they share a node, else over the network.
+double stepUs(const TopologySpec &topo, int64_t distance, double m) {
+  const NetworkParams &net = topo.network;
+  if (topo.numNodes() == 1 || distance < topo.ranksPerNode)
+    return net.shmLatencyUs + m * gammaUsOf(net);
+  return net.alphaUs + (m + static_cast<double>(net.headerBytes)) * betaUsOf(net);
+}
+
+int64_t floorLog2(int64_t p) {
+  int64_t k = 0;
+  while ((int64_t(2) << k) <= p)
+    ++k;
+  return k;
+}
+
+} // namespace
+
+int64_t collc::linksIntoNode(const TopologySpec &topo) {
+  if (topo.numNodes() == 1)
+    return 0;
+  if (topo.fabric == Fabric::Switch)
+    return 1;
+  int64_t links = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d)
+    if (topo.shape[d] > 1)
+      links += topo.wrap[d] && topo.shape[d] > 2 ? 2 : 1;
+  return links;
+}
+
+CollectiveBound collc::bcastBound(const TopologySpec &topo, int64_t bytes) {
+  CollectiveBound bound;
+  int64_t links = linksIntoNode(topo);
+  if (!links)
+    return bound;
+  bound.us = static_cast<double>(bytes) * betaUsOf(topo.network) / static_cast<double>(links);
+  bound.why = "m*beta/L, L = " + std::to_string(links) + " link" + (links == 1 ? "" : "s") +
+              " into a node";
+  return bound;
+}
+
+CollectiveBound collc::allreduceBound(const TopologySpec &topo, int64_t bytes) {
+  CollectiveBound bound;
+  int64_t links = linksIntoNode(topo);
+  if (!links)
+    return bound;
+  double nodes = static_cast<double>(topo.numNodes());
+  bound.us = 2 * static_cast<double>(bytes) * (nodes - 1) / nodes * betaUsOf(topo.network) /
+             static_cast<double>(links);
+  bound.why = "2m(N-1)/N*beta/L, N = " + std::to_string(topo.numNodes()) + " nodes, L = " +
+              std::to_string(links) + " link" + (links == 1 ? "" : "s") + " into a node";
+  return bound;
+}
+
+std::optional<std::string> collc::explainReductionBound(const Spec &spec) {
+  int64_t bytes = spec.collective.maxBytes.value_or(kDefaultEstimateBytes);
+  CollectiveBound bound;
+  if (spec.collective.kind == CollectiveKind::Bcast)
+    bound = bcastBound(spec.topology, bytes);
+  else if (spec.collective.kind == CollectiveKind::Allreduce)
+    bound = allreduceBound(spec.topology, bytes);
+  if (bound.why.empty())
+    return std::nullopt;
+  char line[200];
+  std::snprintf(line, sizeof line, "bound: %.1f us (%s)", bound.us, bound.why.c_str());
+  return std::string(line);
+}
+
+double collc::recursiveDoublingAllreduceUs(const TopologySpec &topo, int64_t bytes) {
+  double m = static_cast<double>(bytes), gm = m * gammaUsOf(topo.network);
+  int64_t p = topo.numRanks(), steps = floorLog2(p), rem = p - (int64_t(1) << steps);
+  double t = gm; // the own contribution into the receive buffer
+  for (int64_t k = 0; k < steps; ++k)
+    t += stepUs(topo, int64_t(1) << k, m) + 2 * gm;
+  if (rem > 0) // fold in (a message and a combination), the result out
+    t += 2 * stepUs(topo, 1, m) + gm;
+  return t;
+}
+
+double collc::binomialBcastUs(const TopologySpec &topo, int64_t bytes) {
+  double m = static_cast<double>(bytes);
+  int64_t p = topo.numRanks(), steps = floorLog2(p) + ((p & (p - 1)) ? 1 : 0);
+  double t = 0;
+  for (int64_t k = 0; k < steps; ++k)
+    t += stepUs(topo, int64_t(1) << k, m);
+  return t;
+}
+
+double collc::ringAllreduceUs(const TopologySpec &topo, int64_t bytes) {
+  int64_t p = topo.numRanks();
+  if (p == 1)
+    return static_cast<double>(bytes) * gammaUsOf(topo.network);
+  double block = static_cast<double>(bytes) / static_cast<double>(p);
+  // the ring crosses a node boundary unless the whole ring is one node
+  double step = stepUs(topo, topo.ranksPerNode, block);
+  return 2 * static_cast<double>(p - 1) * step +
+         static_cast<double>(p - 1) * block * gammaUsOf(topo.network);
+}
+
+int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {
+  constexpr int64_t kMinChunkBytes = 256; // LowerPipelinedChain.cpp's
+  // the lowering's integer α/β (ps over ps)
+  double alphaOverBeta = std::max(1.0, std::floor(net.alphaUs * 1e3 / net.betaNsPerByte));
+  double hops = static_cast<double>(std::max<int64_t>(1, ranks - 2));
+  return std::max<int64_t>(kMinChunkBytes, static_cast<int64_t>(std::sqrt(
+                                               alphaOverBeta * static_cast<double>(bytes) / hops)));
+}
+
+double collc::pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes) {
+  int64_t p = topo.numRanks();
+  if (p == 1)
+    return static_cast<double>(bytes) * gammaUsOf(topo.network);
+  int64_t chunk = chainChunkBytes(topo.network, p, bytes);
+  int64_t chunks = std::max<int64_t>(1, (bytes + chunk - 1) / chunk);
+  double size = static_cast<double>(std::min(chunk, std::max<int64_t>(bytes, 0)));
+  return static_cast<double>(p - 2 + chunks) * stepUs(topo, topo.ranksPerNode, size);
+}
