@@ -151,8 +151,16 @@ static void check_steps(const collrt_steps_t *s, const collrt_expand_input_t *in
   for (size_t i = 0; i < s->count; ++i) {
     const collrt_step_t *t = &s->steps[i];
     int msg = t->kind == COLLRT_STEP_SEND || t->kind == COLLRT_STEP_RECV;
-    if (!msg && t->kind != COLLRT_STEP_COPY && !collrt_step_is_signal(t->kind))
+    if (!msg && t->kind != COLLRT_STEP_COPY && t->kind != COLLRT_STEP_REDUCE &&
+        !collrt_step_is_signal(t->kind))
       broken("rank %d of %d, step %zu: kind %u", in->rank, in->size, i, t->kind);
+    /* a REDUCE combines whole elements with a pair of the table (decode
+     * refused the rest; expansion, lengths that split an element) */
+    if (t->kind == COLLRT_STEP_REDUCE &&
+        (!collrt_reduce_valid(t->rop, t->rtype, NULL, 0) ||
+         t->len % (int64_t)collrt_reduce_type_size(t->rtype)))
+      broken("rank %d of %d, step %zu (stmt %u): REDUCE %u on type %u over %lld bytes", in->rank,
+             in->size, i, t->stmt, t->rop, t->rtype, (long long)t->len);
     if (msg && (t->peer < 0 || t->peer >= in->size || t->tag < 0))
       broken("rank %d of %d, step %zu (stmt %u): peer %d, tag %d", in->rank, in->size, i,
              t->stmt, t->peer, t->tag);
