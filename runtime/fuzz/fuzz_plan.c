@@ -87,7 +87,10 @@ static void fill_counts(int64_t *c, int P, uint8_t op, int vector, uint64_t *rng
     else if (vector == 1)
       c[k] = 0;
     else
-      c[k] = op == COLLRT_OP_ALLTOALL ? 1 : (int64_t)(collrt_fuzz_rand(rng) % 8);
+      /* alltoall, allreduce and bcast take one count for every rank */
+      c[k] = op == COLLRT_OP_ALLTOALL || op == COLLRT_OP_ALLREDUCE || op == COLLRT_OP_BCAST
+                 ? 1
+                 : (int64_t)(collrt_fuzz_rand(rng) % 8);
   }
 }
 
@@ -288,16 +291,29 @@ static int expand_all(const collrt_plan_t *plan, int P, const int64_t *c,
   return all_ok;
 }
 
+/* The bytes of one element the plan's REDUCE steps combine (1 without
+ * any): an allreduce is bound to whole elements, so its sizes are. */
+static int64_t element_bytes(const collrt_plan_t *plan) {
+  const collrt_plan_desc_t *d = collrt_plan_desc(plan);
+  for (unsigned i = 0; i < d->nstmts; ++i)
+    if (d->stmts[i].kind == COLLRT_STMT_REDUCE && collrt_reduce_type_size(d->stmts[i].rtype))
+      return (int64_t)collrt_reduce_type_size(d->stmts[i].rtype);
+  return 1;
+}
+
 /* Returns 0 once an expansion went over budget. */
 static int run_size(const collrt_plan_t *plan, int P, uint64_t *rng,
                     collrt_fuzz_result_t *out) {
   uint8_t op = collrt_plan_desc(plan)->op;
+  int64_t element = element_bytes(plan);
   int64_t *c = malloc((size_t)P * P * sizeof *c);
   int64_t *arrays = malloc(4 * (size_t)P * sizeof *arrays);
   if (!c || !arrays)
     broken("cannot allocate the counts of P = %d", P);
   for (int v = 0; v < NVECTORS; ++v) {
     fill_counts(c, P, op, v, rng);
+    for (size_t k = 0; k < (size_t)P * P; ++k)
+      c[k] *= element;
     if (!expand_all(plan, P, c, arrays, out)) {
       if (out->skipped)
         break;
