@@ -4,7 +4,7 @@
 # (collc --list-algorithms) at 8 B and 4 KiB beside every SimGrid built-in,
 # and every collc row's receive buffers hash to SMPI's own collective on
 # the same data (an allreduce of ints: every order of combination gives the
-# same bytes). The rows carry collc's bound (bench/smpi/run's message_bound).
+# same bytes). The rows carry collc's bound (bench/smpi/run's bound_per_byte).
 # Exit 77 (skipped) without smpirun or the SMPI flavour of collc-run.
 #   test-reductions.sh RUN WORKDIR
 set -u

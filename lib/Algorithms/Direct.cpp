@@ -32,30 +32,34 @@ void decide(const Spec &spec, Decision &decision) {
   // round trip. The model prices the default window and each doubling of
   // it up to every step in flight, and keeps the cheapest (the smallest
   // of equals: a rank's engine tests every request in flight).
-  bool searchDepth = !coll.fifoDepth && coll.throttle.value_or("none") == "none";
-  Decision shift = decision;
-  if (searchDepth && decision.order.value_or("shift") == "shift") {
-    int64_t all = std::max<int64_t>(1, spec.topology.numRanks() - 1);
-    double bestUs = price(shift);
-    for (int64_t depth = decision.fifoDepth; depth < all;) {
-      depth = std::min(2 * depth, all);
-      Decision trial = shift;
-      trial.fifoDepth = depth;
-      if (double us = price(trial); us < bestUs * (1 - 1e-9)) {
-        shift = trial;
-        bestUs = us;
-      }
-    }
-  }
+  bool searchDepth = !coll.fifoDepth && coll.throttle.value_or("none") == "none" &&
+                     decision.order.value_or("shift") == "shift";
   // On a torus routed dimension by dimension ties overload one direction
   // of a ring; a shared random order (BG/L's AR strategy) spreads that
   // load over the whole exchange, while every step in flight loads each
   // link as the whole pattern does. Where the spec names no order the
   // model keeps the cheaper; an order the user named stays.
-  if (!coll.order && coll.algorithm == "auto" && tieBlocks(spec.topology) > 0) {
+  bool weighRandom = !coll.order && coll.algorithm == "auto" && tieBlocks(spec.topology) > 0;
+  if (!searchDepth && !weighRandom)
+    return;
+  Decision shift = decision;
+  double shiftUs = price(shift);
+  if (searchDepth) {
+    int64_t all = std::max<int64_t>(1, spec.topology.numRanks() - 1);
+    for (int64_t depth = decision.fifoDepth; depth < all;) {
+      depth = std::min(2 * depth, all);
+      Decision trial = shift;
+      trial.fifoDepth = depth;
+      if (double us = price(trial); us < shiftUs * (1 - 1e-9)) {
+        shift = trial;
+        shiftUs = us;
+      }
+    }
+  }
+  if (weighRandom) {
     Decision random = decision;
     random.order = "random";
-    decision = price(random) < price(shift) ? random : shift;
+    decision = price(random) < shiftUs ? random : shift;
     return;
   }
   decision = shift;

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SENTINEL = 0xA5, MAX_PATTERNS = 64 };
+#include "seen_keys.h"
+
+enum { SENTINEL = 0xA5 };
 
 typedef struct expect {
   long served, hits, binds, type, mismatch, inter;
@@ -33,23 +35,12 @@ typedef struct expect {
 static expect_t g_expect;
 static int g_failures;
 
-/* Patterns already bound on a communicator, as the library's cache would
- * hold them (the test keeps below its 16 entries per communicator: 14). */
-typedef struct seen {
-  char key[MAX_PATTERNS][96];
-  int n;
-} seen_t;
-
 static void expect_served(seen_t *seen, const char *key) {
   g_expect.served++;
-  for (int i = 0; i < seen->n; ++i)
-    if (!strcmp(seen->key[i], key)) {
-      g_expect.hits++;
-      return;
-    }
-  g_expect.binds++;
-  if (seen->n < MAX_PATTERNS)
-    snprintf(seen->key[seen->n++], sizeof seen->key[0], "%s", key);
+  if (seen_before(seen, key))
+    g_expect.hits++;
+  else
+    g_expect.binds++;
 }
 
 static void fill(uint8_t *p, size_t n, int rank, int rep) {

@@ -30,8 +30,7 @@
 #include <string.h>
 
 #include "mpi_compat.h"
-
-enum { MAX_KEYS = 32 };
+#include "seen_keys.h"
 
 typedef struct expect {
   long served, hits, binds, no_match, rtype, rop, root, persistent, starts, nonblocking;
@@ -41,23 +40,12 @@ static expect_t g_expect;
 static int g_failures, g_world_rank;
 static long g_serial_double = -1; /* --serial-double: bytes, or -1 */
 
-/* The keys bound on a communicator, as the library's cache holds them (the
- * program keeps below its 16 entries a communicator). */
-typedef struct seen {
-  char key[MAX_KEYS][64];
-  int n;
-} seen_t;
-
 static void expect_served(seen_t *seen, const char *key) {
   g_expect.served++;
-  for (int i = 0; i < seen->n; ++i)
-    if (!strcmp(seen->key[i], key)) {
-      g_expect.hits++;
-      return;
-    }
-  g_expect.binds++;
-  if (seen->n < MAX_KEYS)
-    snprintf(seen->key[seen->n++], sizeof seen->key[0], "%s", key);
+  if (seen_before(seen, key))
+    g_expect.hits++;
+  else
+    g_expect.binds++;
 }
 
 static void fail(const char *what, const char *why, int count) {
