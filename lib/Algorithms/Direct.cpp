@@ -34,12 +34,15 @@ void decide(const Spec &spec, Decision &decision) {
   // of equals: a rank's engine tests every request in flight).
   bool searchDepth = !coll.fifoDepth && coll.throttle.value_or("none") == "none" &&
                      decision.order.value_or("shift") == "shift";
-  // On a torus routed dimension by dimension ties overload one direction
-  // of a ring; a shared random order (BG/L's AR strategy) spreads that
-  // load over the whole exchange, while every step in flight loads each
-  // link as the whole pattern does. Where the spec names no order the
-  // model keeps the cheaper; an order the user named stays.
-  bool weighRandom = !coll.order && coll.algorithm == "auto" && tieBlocks(spec.topology) > 0;
+  // On a torus a window of consecutive shifts loads a few directions at a
+  // time (and, routed dimension by dimension, ties overload one direction
+  // of a ring); a shared random order (BG/L's AR strategy) spreads each
+  // window over the whole torus and lets a rank's receives overlap its
+  // window's bytes, while every step in flight loads each link as the
+  // whole pattern does. Where the spec names no order the model keeps the
+  // cheaper; an order the user named stays.
+  bool weighRandom = !coll.order && coll.algorithm == "auto" &&
+                     spec.topology.fabric == Fabric::Torus && spec.topology.numNodes() > 1;
   if (!searchDepth && !weighRandom)
     return;
   Decision shift = decision;
@@ -76,7 +79,10 @@ void estimate(const Spec &spec, const Decision &decision, AlgorithmEstimate &e) 
   NicLoad nic{static_cast<double>(topo.ranksPerNode),
               static_cast<double>(topo.numRanks() - 1) * countsNonEmpty(even), 1,
               static_cast<double>(decision.fifoDepth)};
-  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order);
+  // the seed the random order will draw with (decideParameters records
+  // the spec's after deciding)
+  e.timeUs = directAlltoallUs(topo, e.bytes, nic, even, decision.order,
+                              decision.seed.value_or(static_cast<int64_t>(spec.collective.seed)));
   e.fifoDepth = decision.fifoDepth;
   e.order = decision.order.value_or("");
   finishAlltoallEstimate(spec, e, &nic);

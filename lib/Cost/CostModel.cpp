@@ -6,9 +6,11 @@
 #include "lib/Cost/CostModel.h"
 
 #include "collc/Dialect/Coll/CollAlgorithms.h"
+#include "collc/plan.h"
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <functional>
 #include <cmath>
 #include <cstdio>
@@ -944,19 +946,25 @@ private:
 
 } // namespace
 
-double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth) {
+double collc::directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
+                                     std::optional<int64_t> randomSeed) {
   int64_t p = topo.numRanks(), c = topo.ranksPerNode;
   double r = topo.network.reverseLoad;
   TorusRoutes routes(topo);
   std::vector<double> load(routes.links(), 0.0);
   auto add = [&](size_t link, double w) { load[link] += w; };
-  // the shift order: step k sends to r + k, k = 1 .. P − 1
+  // step k sends to r + k; the steps k = 1 .. P − 1 in the plan's order
+  std::vector<int64_t> steps(static_cast<size_t>(std::max<int64_t>(0, p - 1)));
+  if (randomSeed)
+    collrt_order_permutation(1, steps.size(), *randomSeed, 0, steps.data());
+  else
+    std::iota(steps.begin(), steps.end(), int64_t(1));
   double total = 0;
-  int64_t window = std::max<int64_t>(1, depth);
-  for (int64_t first = 1; first < p; first += window) {
+  size_t window = static_cast<size_t>(std::max<int64_t>(1, depth));
+  for (size_t first = 0; first < steps.size(); first += window) {
     std::fill(load.begin(), load.end(), 0.0);
-    for (int64_t k = first; k < std::min(p, first + window); ++k)
-      for (int64_t src = 0; src < p; ++src) {
+    for (size_t i = first; i < std::min(steps.size(), first + window); ++i)
+      for (int64_t src = 0, k = steps[i]; src < p; ++src) {
         int64_t a = src / c, b = (src + k) % p / c;
         if (a != b)
           routes.route(a, b, 1.0, add);
@@ -1007,20 +1015,29 @@ double collc::directFirstArrivalBlocks(const TopologySpec &topo) {
 constexpr int64_t kWindowedRanks = 1024;
 
 double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
-                               bool evenCounts, const std::optional<std::string> &order) {
+                               bool evenCounts, const std::optional<std::string> &order,
+                               int64_t seed) {
   const NetworkParams &net = topo.network;
   double p = static_cast<double>(topo.numRanks());
   // The links: each window of `depth` steps runs with the links it loads;
   // the next starts as it drains, so the windows' busiest links add up. A
   // window of consecutive shifts loads a few directions of a few
-  // dimensions; all steps at once load every link as the whole pattern
-  // does (contention). Counts that vary, a switch, a translation order or
-  // a large machine: the whole pattern's contention.
+  // dimensions, one of the shared random order a sample of the whole
+  // pattern; all steps at once load every link as the whole pattern does
+  // (contention). Counts that vary, a switch, a translation order or a
+  // large machine: the whole pattern's contention.
   double blocks = linkBlocks(topo) * contention(topo);
-  bool windowed = evenCounts && topo.fabric == Fabric::Torus && order.value_or("shift") == "shift" &&
-                  topo.numNodes() > 1 && topo.numRanks() <= kWindowedRanks;
+  // The shift and the shared random order visit known steps: their
+  // windows are routed. The dimension order's translations are not steps
+  // of r + k.
+  std::string stepOrder = order.value_or("shift");
+  bool windowed = evenCounts && topo.fabric == Fabric::Torus &&
+                  (stepOrder == "shift" || stepOrder == "random") && topo.numNodes() > 1 &&
+                  topo.numRanks() <= kWindowedRanks;
   if (windowed)
-    blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth));
+    blocks = directWindowLinkBlocks(topo, static_cast<int64_t>(nic.depth),
+                                    stepOrder == "random" ? std::optional<int64_t>(seed)
+                                                          : std::nullopt);
   // every block its own message (the empty ones skipped)
   double overheads = p * countsNonEmpty(evenCounts) * net.alphaUs;
   double links =
@@ -1044,6 +1061,13 @@ double collc::directAlltoallUs(const TopologySpec &topo, int64_t bytes, const Ni
     return std::max(receiverBound, linkBound) + net.alphaUs + maxHops(topo) * net.hopLatencyUs +
            tail;
   }
+  // The shared random order's windows each load links all over the torus
+  // rather than a few directions in turn as consecutive shifts do, and a
+  // rank's next send starts as its oldest completes: its receive overheads
+  // run while its window's bytes are on the links, and the later of the
+  // two ends the exchange (not with an onload NIC, as above).
+  if (windowed && stepOrder == "random" && topo.nic.kind != NicKind::Onload)
+    return std::max(overheads, links) + net.alphaUs + maxHops(topo) * net.hopLatencyUs + tail;
   return overheads + links + tail;
 }
 

@@ -370,17 +370,22 @@ double pointToPointUs(const NetworkParams &net, int64_t bytes,
 
 /// T ≈ P·α + P·C·(m + h)·β for a direct alltoall of m-byte blocks, plus
 /// the NIC's terms and the FIFO window's stalls (windowStallUs over
-/// nic.messages with nic.depth).
+/// nic.messages with nic.depth); with every step in flight, or the shared
+/// random order's sliding window (`seed` draws it), the receive overheads
+/// overlap the links and the later of the two ends the exchange.
 double directAlltoallUs(const TopologySpec &topo, int64_t bytes, const NicLoad &nic,
                         bool evenCounts = true,
-                        const std::optional<std::string> &order = std::nullopt);
+                        const std::optional<std::string> &order = std::nullopt,
+                        int64_t seed = 1);
 
-/// The blocks a shift-order direct exchange's busiest links carry, window
-/// by window: its steps (step k to r + k) in windows of `depth`, each
-/// window every rank's blocks routed as the topology routes them, the
-/// busiest link's forward blocks plus the acks of the blocks the other
-/// way, summed over the windows.
-double directWindowLinkBlocks(const TopologySpec &topo, int64_t depth);
+/// The blocks a direct exchange's busiest links carry, window by window:
+/// its steps (step k to r + k) in the order the plan visits them (shift:
+/// k = 1, 2, ...; with `randomSeed`, the shared random order the runtime
+/// draws from it) in windows of `depth`, each window every rank's blocks
+/// routed as the topology routes them, the busiest link's forward blocks
+/// plus the acks of the blocks the other way, summed over the windows.
+double directWindowLinkBlocks(const TopologySpec &topo, int64_t depth,
+                              std::optional<int64_t> randomSeed = std::nullopt);
 
 /// With the whole direct exchange in flight, when its first block arrives,
 /// in block-times (m + h)·β: links are shared in inverse proportion to the

@@ -120,6 +120,19 @@ static uint64_t splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+/* Fisher-Yates; see the FOR comment of plan_format.h for the exact rule. */
+void collrt_order_permutation(int64_t lo, uint64_t n, int64_t seed, uint64_t salt, int64_t *out) {
+  uint64_t state = (uint64_t)seed * 0x9E3779B97F4A7C15ull + salt;
+  for (uint64_t k = 0; k < n; ++k)
+    out[k] = lo + (int64_t)k;
+  for (uint64_t k = n; k > 1; --k) {
+    uint64_t j = splitmix64(&state) % k;
+    int64_t t = out[k - 1];
+    out[k - 1] = out[j];
+    out[j] = t;
+  }
+}
+
 static uint64_t event_hash(uint8_t id, int64_t i, int64_t j) {
   uint64_t s = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Full ^ id;
   return splitmix64(&s);
@@ -528,17 +541,8 @@ static collrt_status_t run_for(expander_t *x, unsigned si) {
     collrt_diag_set(x->diag, "cannot allocate a %llu-entry permutation", (unsigned long long)n);
     return COLLRT_ERR_NOMEM;
   }
-  /* Fisher-Yates; see the FOR comment of plan_format.h for the exact rule. */
-  uint64_t state = (uint64_t)seed * 0x9E3779B97F4A7C15ull +
-                   (s->buf0 == COLLRT_ORDER_RANDOM ? (uint64_t)x->in->rank : 0);
-  for (uint64_t k = 0; k < n; ++k)
-    perm[k] = lo + (int64_t)k;
-  for (uint64_t k = n - 1; k > 0; --k) {
-    uint64_t j = splitmix64(&state) % (k + 1);
-    int64_t t = perm[k];
-    perm[k] = perm[j];
-    perm[j] = t;
-  }
+  collrt_order_permutation(lo, n, seed,
+                           s->buf0 == COLLRT_ORDER_RANDOM ? (uint64_t)x->in->rank : 0, perm);
   for (uint64_t k = 0; k < n && !st; ++k) {
     x->vars[s->slot] = perm[k];
     st = run_body(x, first, end);

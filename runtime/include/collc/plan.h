@@ -65,6 +65,11 @@ uint64_t collrt_plan_topology_ranks(const collrt_plan_t *plan);
  * evaluation fails (overflow, division by zero, not a binary opcode). The
  * compiler folds constant expressions with it: one meaning. */
 int collrt_expr_fold(unsigned opcode, int64_t a, int64_t b, int64_t *out);
+/* The order a FOR with a RANDOM or SHARED_RANDOM order visits [lo, lo + n):
+ * out[k] is the k-th value (plan_format.h's Fisher-Yates rule; `salt` is
+ * the rank for RANDOM and 0 for SHARED_RANDOM). The cost model prices a
+ * shared random order's windows with it: one meaning. */
+void collrt_order_permutation(int64_t lo, uint64_t n, int64_t seed, uint64_t salt, int64_t *out);
 /* COLLRT_OK if a communicator of `size` ranks fits the plan, else
  * COLLRT_ERR_COMM_MISMATCH with diag naming the sizes and the topology. */
 collrt_status_t collrt_plan_check_size(const collrt_plan_t *plan, int size,
