@@ -409,7 +409,8 @@ static void prepare_allreduce(pmpi_call_t *call, const char *what, const void *s
  * every rank (MPI's rule), the datatypes need not be: the plan moves the
  * message's bytes, packed where a type is not its memory in order, so no
  * rank decides differently from its datatype. Plans broadcast from rank 0;
- * any other root goes to MPI. */
+ * another root runs the plan relabeled (collrt_bind_bcast), and is part of
+ * the key: a bound collective serves one root. */
 static void prepare_bcast(pmpi_call_t *call, const char *what, void *buffer, int count,
                           MPI_Datatype type, int root, MPI_Comm comm) {
   begin(call, what, COLLRT_OP_BCAST, comm, buffer, buffer);
@@ -423,7 +424,9 @@ static void prepare_bcast(pmpi_call_t *call, const char *what, void *buffer, int
   call->key.tsize = 1;
   call->key.part[0] = &call->count;
   call->key.part_len[0] = 1;
-  call->key.nparts = 1;
+  call->key.part[1] = &call->root; /* a bind runs the plan relabeled for its root */
+  call->key.part_len[1] = 1;
+  call->key.nparts = 2;
   call->type = MPI_BYTE;
   if (type == MPI_DATATYPE_NULL || count < 0 || bytes > INT32_MAX) {
     call->local_reason = PMPI_R_TYPE_MISMATCH;
@@ -431,12 +434,6 @@ static void prepare_bcast(pmpi_call_t *call, const char *what, void *buffer, int
              type == MPI_DATATYPE_NULL ? "the datatype is MPI_DATATYPE_NULL"
              : count < 0              ? "the count is negative"
                                       : "the message is past what a plan's int counts address");
-    return;
-  }
-  if (root != 0) {
-    call->local_reason = PMPI_R_ROOT;
-    snprintf(call->local_msg, sizeof call->local_msg,
-             "root %d: bcast plans broadcast from rank 0 (the root their verifier proves)", root);
     return;
   }
   if (!moves_as_bytes(type)) {

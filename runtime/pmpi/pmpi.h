@@ -28,7 +28,7 @@ typedef enum pmpi_reason {
   PMPI_R_TYPE,          /* a non-contiguous datatype */
   PMPI_R_REDUCE_TYPE,   /* a reduction's datatype has no REDUCE kernel */
   PMPI_R_OP,            /* a user-defined or unsupported reduction operation */
-  PMPI_R_ROOT,          /* a root other than the plans' (rank 0) */
+  PMPI_R_ROOT,          /* a root other than rank 0, for a plan tied to its nodes */
   PMPI_R_THREADS,       /* MPI_THREAD_MULTIPLE */
   PMPI_R_COUNT_
 } pmpi_reason_t;

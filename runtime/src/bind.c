@@ -67,6 +67,7 @@ typedef struct bind_args {
   collrt_comm_ctx_t *ctx; /* the communicator's state (finish) */
   int map_node;           /* the bind needs the node map (agree_on_plan) */
   int op;                 /* COLLRT_OP_* of the call */
+  int root;               /* the relabeling of collrt_bind_one_message; 0: none */
 } bind_args_t;
 
 collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what) {
@@ -652,6 +653,11 @@ static collrt_status_t finish(bind_args_t *a, collrt_status_t st, collrt_coll_t 
   }
   if (!st)
     st = collrt_expand(a->plan, &a->in, &c->steps, diag);
+  /* a relabeled program's peers, back to the communicator's ranks */
+  if (!st && a->root)
+    for (size_t i = 0; i < c->steps.count; ++i)
+      if (collrt_step_is_message(c->steps.steps[i].kind))
+        c->steps.steps[i].peer = (int32_t)((c->steps.steps[i].peer + a->root) % a->size);
   free(entries); /* expansion consumed the tables */
   a->in.tables = NULL;
   if (!st)
@@ -822,12 +828,17 @@ static collrt_status_t check_reduce_type(const collrt_plan_t *plan, MPI_Datatype
 
 collrt_status_t collrt_bind_one_message(const collrt_plan_t *plan, MPI_Comm comm, int op,
                                         const void *sendbuf, void *recvbuf, int count,
-                                        MPI_Datatype type, unsigned flags, collrt_status_t st,
-                                        collrt_coll_t **out, collrt_diag_t *diag) {
+                                        MPI_Datatype type, int root, unsigned flags,
+                                        collrt_status_t st, collrt_coll_t **out,
+                                        collrt_diag_t *diag) {
   bind_args_t a;
   collrt_status_t bst = begin(&a, plan, comm, sendbuf, recvbuf, flags, out, diag);
   if (bst)
     return bst;
+  if (root > 0 && root < a.size) {
+    a.root = root;
+    a.in.rank = (a.rank - root + a.size) % a.size;
+  }
   const char *name = collrt_op_name((unsigned)op);
   int64_t tsize = 0;
   a.op = op;
@@ -889,7 +900,7 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
     sendbuf = copy;
   }
   st = collrt_bind_one_message(plan, comm, COLLRT_OP_ALLREDUCE, sendbuf, recvbuf, count, type,
-                               flags, st, out, diag);
+                               0, flags, st, out, diag);
   if (st) {
     free(copy);
   } else if (copy) {

@@ -2,7 +2,8 @@
  *
  * A bcast plan reads the root's send buffer and leaves the root's bytes in
  * every rank's receive buffer, the root's own included (the verifier proves
- * it, with rank 0 as the root). MPI_Bcast has one buffer, the root's data
+ * it, with rank 0 as the root; another root runs it relabeled: rank r
+ * takes the part of rank (r − root) mod P). MPI_Bcast has one buffer, the root's data
  * there and the result elsewhere, so the bind passes it as both sides.
  * Off the root, the plan's output is what the buffer must hold. At the root
  * the buffer already holds the result, and the plan must not overwrite bytes
@@ -40,16 +41,24 @@ collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void
   collrt_status_t st = COLLRT_OK;
   /* every rank passes the same root (MPI requires it), so every rank fails
    * alike, inside the bind's agreement */
-  if (root != 0) {
-    collrt_diag_set(diag, "collrt_bind_bcast: root %d, but a bcast plan broadcasts from rank 0 (the root its verifier proves)", root);
+  int rank = -1, size = 0, tsize = 0;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+  }
+  if (comm != MPI_COMM_NULL && (root < 0 || root >= size)) {
+    collrt_diag_set(diag, "collrt_bind_bcast: root %d is not a rank of the communicator's %d", root,
+                    size);
+    st = COLLRT_ERR_ARG;
+  } else if (root != 0 && plan && collrt_plan_has_arena(plan)) {
+    /* the relabeling moves ranks between nodes, and a node's ranks share
+     * the arena's counters as the plan's node of ranks */
+    collrt_diag_set(diag, "collrt_bind_bcast: root %d, but the plan's node arena ties its ranks to their nodes: it broadcasts from rank 0 only", root);
     st = COLLRT_ERR_ARG;
   }
   /* the root's sink, in case its steps need one: allocated before the bind,
    * so that running out of memory fails every rank together */
-  int rank = -1, tsize = 0;
   uint8_t *sink = NULL;
-  if (comm != MPI_COMM_NULL)
-    MPI_Comm_rank(comm, &rank);
   if (!st && rank == root && type != MPI_DATATYPE_NULL && count >= 0) {
     MPI_Type_size(type, &tsize);
     if (!(sink = malloc((size_t)count * (size_t)(tsize > 0 ? tsize : 0) + 1))) {
@@ -58,8 +67,8 @@ collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void
       st = COLLRT_ERR_NOMEM;
     }
   }
-  st = collrt_bind_one_message(plan, comm, COLLRT_OP_BCAST, buffer, buffer, count, type, flags, st,
-                               out, diag);
+  st = collrt_bind_one_message(plan, comm, COLLRT_OP_BCAST, buffer, buffer, count, type,
+                               st ? 0 : root, flags, st, out, diag);
   if (st || rank != root) {
     free(sink);
     return st;

@@ -137,11 +137,16 @@ collrt_status_t collrt_mpi_error(collrt_diag_t *diag, int rc, const char *what);
 /* Binds a plan whose every rank moves one message of `count` elements of
  * `type`, the same on every rank (allreduce, bcast: bind.c). `st` is the
  * outcome of the caller's own checks: a failed one still takes part in the
- * bind's agreements, so every rank fails together. */
+ * bind's agreements, so every rank fails together. `root` relabels the
+ * ranks: rank r runs the plan's program of rank (r − root) mod P and each
+ * of its peers p is rank (p + root) mod P, so a bcast proved from rank 0
+ * broadcasts from `root` (a renaming of a correct schedule is correct);
+ * 0 for none. */
 collrt_status_t collrt_bind_one_message(const collrt_plan_t *plan, MPI_Comm comm, int op,
                                         const void *sendbuf, void *recvbuf, int count,
-                                        MPI_Datatype type, unsigned flags, collrt_status_t st,
-                                        collrt_coll_t **out, collrt_diag_t *diag);
+                                        MPI_Datatype type, int root, unsigned flags,
+                                        collrt_status_t st, collrt_coll_t **out,
+                                        collrt_diag_t *diag);
 
 /* Marks step `step` complete (engine.c): the FIFO queues learn it, and the
  * trace, if any, its time. Shared by the MPI and shared-memory transports. */

@@ -65,8 +65,11 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
                                       collrt_diag_t *diag);
 /* bcast: MPI_Bcast's arguments; `buffer` is the root's data and every
  * other rank's result. Plans broadcast from rank 0 (what their verifier
- * proves): another root is COLLRT_ERR_ARG. Rebind with the buffer as both
- * sides (collrt_coll_rebind(coll, buffer, buffer, diag)). */
+ * proves); another root runs the plan relabeled, rank r taking the part of
+ * rank (r − root) mod P, except a plan with a node arena, whose ranks are
+ * tied to their nodes (COLLRT_ERR_ARG, as a root outside the
+ * communicator). Rebind with the buffer as both sides
+ * (collrt_coll_rebind(coll, buffer, buffer, diag)). */
 collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
                                   int count, MPI_Datatype type, int root,
                                   unsigned flags, collrt_coll_t **out_coll,

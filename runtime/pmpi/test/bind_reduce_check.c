@@ -8,7 +8,9 @@
  *   place to another buffer, and refused a rebind to a send buffer;
  * - the same plan refused with MPI_FLOAT (its REDUCE steps combine int),
  *   on every rank, naming both;
- * - a bcast bound to MPI_Bcast's one buffer, rebound, and refused root 1;
+ * - a bcast bound to MPI_Bcast's one buffer from rank 0, the last rank
+ *   and rank 1 (run relabeled), rebound, and refused a root past the
+ *   communicator;
  * - a bcast whose root stages other ranks' bytes in its receive buffer
  *   (plans/bcast-staged-root.mlir): right only because the root gets a
  *   receive buffer of its own.
@@ -21,6 +23,7 @@
 #include "collc/collrt.h"
 
 static int g_failures, g_rank;
+static char a_buffer[1];
 
 static void check(int ok, const char *what) {
   if (!ok) {
@@ -85,12 +88,14 @@ static void allreduce_in_place(const collrt_plan_t *plan) {
     collrt_coll_free(c);
 }
 
-static void bcast(const collrt_plan_t *plan, const char *what) {
+/* Bound from `root` (relabeled where it is not 0), run three times, the
+ * third after a rebind to another buffer. */
+static void bcast_from(const collrt_plan_t *plan, int root, const char *what) {
   enum { N = 5000 };
   char a[N], b[N], ref[N];
   collrt_coll_t *c = NULL;
   collrt_diag_t d = {{0}};
-  collrt_status_t st = collrt_bind_bcast(plan, MPI_COMM_WORLD, a, N, MPI_CHAR, 0, 0, &c, &d);
+  collrt_status_t st = collrt_bind_bcast(plan, MPI_COMM_WORLD, a, N, MPI_CHAR, root, 0, &c, &d);
   check(st == COLLRT_OK, d.message);
   if (st)
     return;
@@ -99,18 +104,31 @@ static void bcast(const collrt_plan_t *plan, const char *what) {
     if (rep == 2)
       check(collrt_coll_rebind(c, b, b, &d) == COLLRT_OK, "bcast rebind");
     for (int i = 0; i < N; ++i)
-      buf[i] = ref[i] = (char)(g_rank == 0 ? i * 7 + rep : -1 - g_rank);
+      buf[i] = ref[i] = (char)(g_rank == root ? i * 7 + rep + root : -1 - g_rank);
     check(run(c), "bcast run");
-    MPI_Bcast(ref, N, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(ref, N, MPI_CHAR, root, MPI_COMM_WORLD);
     if (memcmp(buf, ref, N)) {
-      char msg[128];
-      snprintf(msg, sizeof msg, "%s differs from MPI's", what);
+      char msg[160];
+      snprintf(msg, sizeof msg, "%s from root %d differs from MPI's", what, root);
       check(0, msg);
     }
   }
   collrt_coll_free(c);
-  st = collrt_bind_bcast(plan, MPI_COMM_WORLD, a, N, MPI_CHAR, 1, 0, &c, &d);
-  check(st == COLLRT_ERR_ARG, "root 1 is not refused");
+}
+
+static void bcast(const collrt_plan_t *plan, const char *what) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bcast_from(plan, 0, what);
+  if (size > 1)
+    bcast_from(plan, size - 1, what);
+  if (size > 2)
+    bcast_from(plan, 1, what);
+  collrt_coll_t *c = NULL;
+  collrt_diag_t d = {{0}};
+  collrt_status_t st = collrt_bind_bcast(plan, MPI_COMM_WORLD, a_buffer, 1, MPI_CHAR, size, 0, &c, &d);
+  check(st == COLLRT_ERR_ARG && strstr(d.message, "is not a rank of the communicator"),
+        "a root past the communicator is not refused by name");
   if (!st)
     collrt_coll_free(c);
 }
