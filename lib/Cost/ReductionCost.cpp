@@ -121,6 +121,36 @@ double collc::ringAllreduceUs(const TopologySpec &topo, int64_t bytes) {
          static_cast<double>(p - 1) * block * gammaUsOf(topo.network);
 }
 
+double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double m = static_cast<double>(bytes), cores = static_cast<double>(topo.ranksPerNode);
+  double gamma = gammaUsOf(net), beta = betaUsOf(net), h = static_cast<double>(net.headerBytes);
+  double slice = m / cores;
+  double t = topo.ranksPerNode > 1 ? 3 * m * gamma + 2 * net.shmLatencyUs : m * gamma;
+  if (topo.numNodes() == 1)
+    return t;
+  if (topo.fabric == Fabric::Switch) {
+    double n = static_cast<double>(topo.numNodes()), block = slice / n;
+    return t + 2 * (n - 1) * (net.alphaUs + cores * (block + h) * beta) + (n - 1) * block * gamma;
+  }
+  size_t dims = topo.shape.size();
+  double part = slice / static_cast<double>(2 * dims), slowest = 0;
+  for (size_t rot = 0; rot < dims; ++rot) {
+    double piece = part, rotation = 0;
+    for (size_t k = 0; k < dims; ++k) {
+      int64_t n = topo.shape[(rot + k) % dims];
+      if (n == 1)
+        continue;
+      piece /= static_cast<double>(n);
+      double sharing = n == 2 ? 2 * cores : cores;
+      double steps = static_cast<double>(n - 1);
+      rotation += 2 * steps * (net.alphaUs + sharing * (piece + h) * beta) + steps * piece * gamma;
+    }
+    slowest = std::max(slowest, rotation);
+  }
+  return t + slowest;
+}
+
 int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {
   constexpr int64_t kMinChunkBytes = 256; // LowerPipelinedChain.cpp's
   // the lowering's integer α/β (ps over ps)
