@@ -125,30 +125,44 @@ double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   const NetworkParams &net = topo.network;
   double m = static_cast<double>(bytes), cores = static_cast<double>(topo.ranksPerNode);
   double gamma = gammaUsOf(net), beta = betaUsOf(net), h = static_cast<double>(net.headerBytes);
-  double slice = m / cores;
-  double t = topo.ranksPerNode > 1 ? 3 * m * gamma + 2 * net.shmLatencyUs : m * gamma;
-  if (topo.numNodes() == 1)
-    return t;
-  if (topo.fabric == Fabric::Switch) {
-    double n = static_cast<double>(topo.numNodes()), block = slice / n;
-    return t + 2 * (n - 1) * (net.alphaUs + cores * (block + h) * beta) + (n - 1) * block * gamma;
-  }
+  bool switched = topo.fabric == Fabric::Switch;
   size_t dims = topo.shape.size();
-  double part = slice / static_cast<double>(2 * dims), slowest = 0;
-  for (size_t rot = 0; rot < dims; ++rot) {
-    double piece = part, rotation = 0;
-    for (size_t k = 0; k < dims; ++k) {
-      int64_t n = topo.shape[(rot + k) % dims];
-      if (n == 1)
-        continue;
-      piece /= static_cast<double>(n);
-      double sharing = n == 2 ? 2 * cores : cores;
-      double steps = static_cast<double>(n - 1);
-      rotation += 2 * steps * (net.alphaUs + sharing * (piece + h) * beta) + steps * piece * gamma;
+  double parts = switched ? 1 : static_cast<double>(2 * dims);
+  // a rank's copies and combinations on the node: the contribution in, the
+  // C rows of its slice, its slice out and the others back (one copy with
+  // one rank per node); the first part's fold and the last one's spread do
+  // not overlap the network
+  double local = topo.ranksPerNode > 1 ? 3 * m * gamma : m * gamma;
+  double sync = topo.ranksPerNode > 1 ? 2 * net.shmLatencyUs : 0;
+  if (topo.numNodes() == 1)
+    return local + sync;
+  double slice = m / parts / cores, network = 0, steps = 0;
+  if (switched) {
+    double n = static_cast<double>(topo.numNodes()), block = slice / n;
+    network = 2 * (n - 1) * (net.alphaUs + cores * (block + h) * beta) + (n - 1) * block * gamma;
+    steps = 2 * (n - 1);
+  } else {
+    for (size_t rot = 0; rot < dims; ++rot) {
+      double piece = slice, rotation = 0;
+      for (size_t k = 0; k < dims; ++k) {
+        int64_t n = topo.shape[(rot + k) % dims];
+        if (n == 1)
+          continue;
+        piece /= static_cast<double>(n);
+        // a ring of 2 carries both directions on its one link
+        double sharing = n == 2 ? 2 * cores : cores;
+        double ring = static_cast<double>(n - 1);
+        rotation += 2 * ring * (net.alphaUs + sharing * (piece + h) * beta) + ring * piece * gamma;
+        if (rot == 0)
+          steps += 2 * ring;
+      }
+      network = std::max(network, rotation);
     }
-    slowest = std::max(slowest, rotation);
   }
-  return t + slowest;
+  // the rank's own work is serial: its copies and, per step of every part,
+  // a send's and a receive's start-up
+  double busy = local + 2 * parts * steps * net.alphaUs;
+  return std::max(busy, local / parts + network) + sync;
 }
 
 int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {

@@ -3,43 +3,47 @@
 // Mamidala et al. (seed 003, docs/design.md) make MPI_Allreduce on BG/P
 // faster by treating a node's C cores as a team: each core combines a slice
 // of the node's contributions in shared memory, the network part runs per
-// slice, and the result spreads through shared memory. Here, with E
-// elements cut into C slices of ⌈E/C⌉ (the last short or empty, never
-// splitting an element), local rank l:
+// slice, and the result spreads through shared memory. Here the message's E
+// elements are cut into Q part ranges of ⌈E/Q⌉ and each part range into C
+// slices (the last ones short or empty, never splitting an element); local
+// rank l owns slice l of every part. For each part q, in turn:
 //
-//   fold   (FIFO 0) copies its send buffer into its row of the arena
-//          (contribution l at l·m), NOTIFYs counter 0, AWAITs it, and
-//          combines slice l of the C rows into its receive buffer: a copy
-//          of row 0, then row 1, ..., C − 1 combined into it, in that order;
-//   parts  (FIFOs 1..Q) allreduce slice l among the ranks of local index l,
-//          one per node, in Q parts of the slice that run side by side. On a
-//          torus, part q crosses the dimensions in the order rotated by q/2,
-//          a reduce-scatter over the ring of each dimension and then an
-//          allgather over the same rings in reverse order; even parts go +
-//          round each ring and odd parts −, so the 2·D parts use every link
-//          of a node in both directions. Behind a switch one part runs one
-//          ring over the nodes;
+//   fold   (FIFO 0) the rank copies part q of its send buffer but its own
+//          slice into its row of the arena (row l at l·m), NOTIFYs counter
+//          q, AWAITs it, and combines its slice of the C rows (its own from
+//          its send buffer) into its receive buffer: a copy of row 0, then
+//          rows 1, ..., C − 1 combined into it, in that order;
+//   rings  (FIFO 1 + q) allreduces the slice among the ranks of local index
+//          l, one per node. On a torus (Q = 2·D) part q crosses the
+//          dimensions in the order rotated by q/2, a reduce-scatter over the
+//          ring of each dimension and then an allgather over the same rings
+//          in reverse order; even parts go + round each ring and odd parts
+//          −, so the parts use every link of a node in both directions.
+//          Behind a switch (Q = 1) one ring runs over the nodes;
 //   spread (FIFO Q + 1) copies its finished slice into the arena (over row
-//          0's slice l, which only it read), NOTIFYs counter 1, AWAITs it,
-//          and copies the other slices out of the arena.
+//          0's bytes of it, which only it read), NOTIFYs counter Q + q,
+//          AWAITs it, and copies the part's other slices out of the arena.
 //
-// With one rank per node there is no arena: fold is a copy and spread is
-// nothing. Ring stage k of a part: the range it holds (the whole part at
-// k = 0) is cut into n_k blocks of whole elements; a rank at ring position v
-// (+ parts: its coordinate; − parts: minus it, so that position v + 1 is
-// always the next rank) sends block v − s at step s and combines the
-// arriving block v − s − 1 into its receive buffer (its own partial the
-// left operand), ending with block v + 1 complete, the range of stage k + 1.
-// The allgather sends block v + 1 − g at step g and receives block v − g
-// into its place. Each element is combined at one rank in an order the plan
-// fixes and then only copied, so every rank holds the same bits.
+// Part q + 1 folds while part q is on the network, and part q spreads while
+// later parts are. With one rank per node there is no arena: the fold is a
+// copy and there is no spread. Ring stage k of a part: the range it holds
+// (the slice at k = 0) is cut into n_k blocks of whole elements; a rank at
+// ring position v (+ parts: its coordinate; − parts: minus it, so that
+// position v + 1 is always the next rank) sends block v − s at step s and
+// combines the arriving block v − s − 1 into its receive buffer (its own
+// partial the left operand), ending with block v + 1 complete, the range of
+// stage k + 1. The allgather sends block v + 1 − g at step g and receives
+// block v − g into its place. Each element is combined at one rank in an
+// order the plan fixes and then only copied, so every rank holds the same
+// bits.
 //
 // Events: a zero-length COPY marks each stage boundary of a part (a
-// transfer of length 0 still signals), so a stage waits on one event
-// whatever the ring sizes before it (a ring of 1 has no steps, and a wait on
-// an event nothing signals is an error). Scratch: one region of ⌈E/C⌉
-// elements per dimension, a block at its offset within the slice, so stages
-// and parts never share scratch bytes.
+// transfer of length 0 still signals): it signals the event of the block a
+// stage starts from (its block v's "combination", the allgather's own
+// block's "arrival"), so the first step waits like the others and a ring of
+// one rank, which has no steps, still has a signaller for every event a
+// later stage waits on (a wait on an event nothing signals is an error). Scratch: one region of the largest
+// slice per (stage, part), a block at its offset within the slice.
 //
 //===----------------------------------------------------------------------===//
 #include "collc/Dialect/Coll/CollOps.h"
@@ -93,9 +97,10 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
   SmallVector<sched::FifoAttr> fifos{local};
   for (int64_t q = 0; q < parts; ++q)
     fifos.push_back(pipelineFifo(ctx, depth));
-  fifos.push_back(local);
+  if (cores > 1) // spread
+    fifos.push_back(local);
   createPlanFor(builder, op, "allreduce", "slice-rings", fifos,
-                {"in", "all", "folded", "got", "red", "sent", "gathered", "mark", "out",
+                {"in", "all", "folded", "got", "red", "sent", "gathered", "done", "out",
                  "back"});
   ScheduleBuilder b(builder, op.getLoc());
   Value zero = b.c(0), one = b.c(1), e = b.c(element), c = b.c(cores);
@@ -112,12 +117,22 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
   auto lengthOf = [&](Value bytes, Value piece, Value j) {
     return b.sub(b.min(b.mul(b.add(j, one), piece), bytes), b.min(b.mul(j, piece), bytes));
   };
-  Value slice = pieceOf(m, c);
-  Value sliceStart = startOf(zero, m, slice, l), sliceLength = lengthOf(m, slice, l);
-  builder.create<sched::ScratchOp>(
-      op.getLoc(), b.mul(b.c(stages), pieceOf(b.count(CountArray::recvcount, zero), c)));
+  // The message in Q part ranges, each in C slices: local rank l combines
+  // slice l of every part. A part's fold, rings and spread follow one
+  // another, so part q + 1 folds while part q is on the network.
+  Value partPiece = pieceOf(m, b.c(parts));
+  auto partStart = [&](Value q) { return startOf(zero, m, partPiece, q); };
+  auto partLength = [&](Value q) { return lengthOf(m, partPiece, q); };
+  auto slicePiece = [&](Value q) { return pieceOf(partLength(q), c); };
+  auto sliceStart = [&](Value q) {
+    return startOf(partStart(q), partLength(q), slicePiece(q), l);
+  };
+  auto sliceLength = [&](Value q) { return lengthOf(partLength(q), slicePiece(q), l); };
+  // scratch: one slice-sized region per (stage, part), the largest slice's
+  Value sliceMax = pieceOf(pieceOf(b.count(CountArray::recvcount, zero), b.c(parts)), c);
+  builder.create<sched::ScratchOp>(op.getLoc(), b.mul(b.c(stages * parts), sliceMax));
   if (cores > 1)
-    b.arena(b.mul(c, m), b.c(2));
+    b.arena(b.mul(c, m), b.c(2 * parts));
   OpBuilder::InsertPoint top = builder.saveInsertionPoint();
   /// Inside `transfer`'s body (the insertion point is restored after).
   auto inBody = [&](Operation *transfer, function_ref<void()> body) {
@@ -133,52 +148,82 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
   auto marker = [&](Ev wait, Ev signal) {
     return b.copyWith(Buffer::recvbuf, zero, Buffer::recvbuf, zero, zero, wait, signal);
   };
-  Ev sliced{"folded", {b.c(cores - 1)}};
 
   b.phase("fold", 0);
-  if (cores == 1) {
-    b.copyWith(Buffer::sendbuf, zero, Buffer::recvbuf, zero, m, std::nullopt,
-               Ev{"folded", {zero}});
-  } else {
-    b.copyWith(Buffer::sendbuf, zero, Buffer::arena, b.mul(l, m), m, std::nullopt,
-               Ev{"in", {zero}});
-    b.notify(zero, Ev{"in", {zero}});
-    b.await(zero, Ev{"all", {zero}});
-    b.copyWith(Buffer::arena, sliceStart, Buffer::recvbuf, sliceStart, sliceLength,
-               Ev{"all", {zero}}, Ev{"folded", {zero}});
-    sched::ForOp rows = b.forLoop(one, c);
-    Value row = rows.getInductionVar();
-    b.reduceInto(rop, rtype, Buffer::arena, b.add(b.mul(row, m), sliceStart), Buffer::recvbuf,
-                 sliceStart, sliceLength, Ev{"folded", {b.sub(row, one)}},
-                 Ev{"folded", {row}});
+  {
+    sched::ForOp loop = b.forLoop(zero, b.c(parts));
+    Value q = loop.getInductionVar();
+    if (cores == 1) {
+      b.copyWith(Buffer::sendbuf, partStart(q), Buffer::recvbuf, partStart(q), partLength(q),
+                 std::nullopt, Ev{"folded", {q, zero}});
+    } else {
+      // the part's range of this rank's contribution into its row, counter
+      // q, but for its own slice: the rank reads that from its send buffer
+      Value sliceEnd = b.add(sliceStart(q), sliceLength(q));
+      Value partEnd = b.add(partStart(q), partLength(q));
+      Value row0 = b.mul(l, m);
+      b.copyWith(Buffer::sendbuf, partStart(q), Buffer::arena, b.add(row0, partStart(q)),
+                 b.sub(sliceStart(q), partStart(q)), std::nullopt, Ev{"in", {q}});
+      b.copyWith(Buffer::sendbuf, sliceEnd, Buffer::arena, b.add(row0, sliceEnd),
+                 b.sub(partEnd, sliceEnd), std::nullopt, Ev{"in", {q}});
+      b.notify(q, Ev{"in", {q}});
+      b.await(q, Ev{"all", {q}});
+      /// Row `row` of this rank's slice: its own from the send buffer.
+      auto fromRow = [&](Value row, function_ref<void(Buffer, Value)> step) {
+        OpBuilder::InsertPoint here = builder.saveInsertionPoint();
+        b.ifThen(b.eq(row, l));
+        step(Buffer::sendbuf, sliceStart(q));
+        builder.restoreInsertionPoint(here);
+        b.ifThen(b.ne(row, l));
+        step(Buffer::arena, b.add(b.mul(row, m), sliceStart(q)));
+        builder.restoreInsertionPoint(here);
+      };
+      fromRow(zero, [&](Buffer buffer, Value at) {
+        b.copyWith(buffer, at, Buffer::recvbuf, sliceStart(q), sliceLength(q), Ev{"all", {q}},
+                   Ev{"folded", {q, zero}});
+      });
+      sched::ForOp rows = b.forLoop(one, c);
+      Value row = rows.getInductionVar();
+      fromRow(row, [&](Buffer buffer, Value at) {
+        b.reduceInto(rop, rtype, buffer, at, Buffer::recvbuf, sliceStart(q), sliceLength(q),
+                     Ev{"folded", {q, b.sub(row, one)}}, Ev{"folded", {q, row}});
+      });
+    }
   }
   builder.restoreInsertionPoint(top);
 
-  // The rings of stage k of a part of rotation `rot`.
-  auto ringOf = [&](int64_t k, int64_t rot) -> Ring {
+  // The ring of stage k of a part of rotation `rot`: dimension
+  // (rot + k) mod D, picked at run time so that one phase loop serves every
+  // part and the plan does not grow with their number.
+  auto ringOf = [&](int64_t k, Value rot) -> Ring {
     if (switched) {
       Value nodes = b.nodes(ndims);
       return Ring{nodes, node, [&, nodes](Value x) { return b.add(b.mul(x, c), l); }};
     }
-    int64_t d = (rot + k) % ndims;
-    SmallVector<Value, 3> coords;
-    for (int64_t i = 0; i < ndims; ++i)
+    Value d = b.mod(b.add(rot, b.c(k)), b.c(ndims));
+    SmallVector<Value, 3> coords, extents;
+    for (int64_t i = 0; i < ndims; ++i) {
       coords.push_back(b.coord(r, i));
-    return Ring{b.dim(d), coords[d], [&, coords, d](Value x) {
-                  SmallVector<Value, 3> at(coords);
-                  at[d] = x;
+      extents.push_back(b.dim(i));
+    }
+    return Ring{b.pick(d, extents), b.pick(d, coords), [&, coords, d](Value x) {
+                  SmallVector<Value, 3> at;
+                  for (auto [i, coord] : llvm::enumerate(coords))
+                    at.push_back(b.select(b.eq(d, b.c(i)), x, coord));
                   return b.rankAt(at, l);
                 }};
   };
 
-  Value partBytes = pieceOf(sliceLength, b.c(parts));
-  for (int64_t q = 0; q < parts; ++q) {
-    b.phase("part" + std::to_string(q), 1 + q);
-    bool forward = q % 2 == 0;
-    int64_t rot = q / 2;
-    Value offset = startOf(sliceStart, sliceLength, partBytes, b.c(q));
-    Value length = lengthOf(sliceLength, partBytes, b.c(q));
-    auto mark = [&](int64_t t) { return Ev{"mark", {b.c(q), b.c(t)}}; };
+  // One phase loop: part q runs on FIFO 1 + q.
+  sched::ForOp partLoop = b.forLoop(zero, b.c(parts));
+  {
+    Value q = partLoop.getInductionVar();
+    Value two = b.c(2);
+    Value forward = b.eq(b.mod(q, two), zero);
+    Value rot = b.floordiv(q, two);
+    Value sliceAt = sliceStart(q);
+    Value offset = sliceAt, length = sliceLength(q);
+    b.phase("parts", 1, q);
     SmallVector<Stage, 3> done;
     for (int64_t k = 0; k < stages; ++k) {
       Ring ring = ringOf(k, rot);
@@ -186,67 +231,58 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
       st.n = ring.n;
       Value up = ring.rankAt(b.mod(b.add(ring.x, one), ring.n));
       Value down = ring.rankAt(b.mod(b.sub(ring.x, one), ring.n));
-      st.v = forward ? ring.x : b.mod(b.sub(ring.n, ring.x), ring.n);
-      st.next = forward ? up : down;
-      st.prev = forward ? down : up;
-      st.id = b.c(q * stages + k);
+      st.v = b.select(forward, ring.x, b.mod(b.sub(ring.n, ring.x), ring.n));
+      st.next = b.select(forward, up, down);
+      st.prev = b.select(forward, down, up);
+      st.id = b.add(b.mul(q, b.c(stages)), b.c(k));
       st.offset = offset;
       st.length = length;
       st.block = pieceOf(length, ring.n);
       st.own = b.mod(b.add(st.v, one), ring.n);
-      // the range is ready: the previous stage's last combination is done
-      if (k == 0) {
-        marker(sliced, mark(0));
-      } else {
-        Stage &last = done.back();
-        sched::CopyOp m = marker(mark(k - 1), mark(k));
-        inBody(m, [&] {
-          b.ifThen(b.lt(one, last.n));
-          b.after("red", {last.id, last.own});
-        });
-      }
+      // The range is ready: the marker stands for block v's combination
+      // (block v is never combined in its own stage), once the slice is
+      // folded or the previous stage's own block is complete (its last
+      // combination, or its marker where that ring has one rank: own = v).
+      Ev ready = k == 0 ? Ev{"folded", {q, b.c(cores - 1)}}
+                        : Ev{"red", {done.back().id, done.back().own}};
+      marker(ready, Ev{"red", {st.id, st.v}});
       auto blockStart = [&, st](Value j) { return startOf(st.offset, st.length, st.block, j); };
       auto blockLength = [&, st](Value j) { return lengthOf(st.length, st.block, j); };
-      auto scratchAt = [&, st, k](Value j) {
-        return b.add(b.mul(b.c(k), slice), b.sub(blockStart(j), sliceStart));
+      auto scratchAt = [&, st, k, q, sliceAt](Value j) {
+        return b.add(b.mul(b.add(b.c(k * parts), q), sliceMax), b.sub(blockStart(j), sliceAt));
       };
       Value tag = b.c(2 * k);
       sched::ForOp steps = b.forLoop(zero, b.sub(st.n, one));
       Value s = steps.getInductionVar();
       Value sent = b.mod(b.sub(st.v, s), st.n);
       Value got = b.mod(b.sub(b.sub(st.v, s), one), st.n);
-      OpBuilder::InsertPoint step = builder.saveInsertionPoint();
-      b.ifThen(b.eq(s, zero));
-      b.sendSignalling(Buffer::recvbuf, blockStart(sent), blockLength(sent), st.next, tag,
-                       mark(k), Ev{"sent", {st.id, sent}});
-      builder.restoreInsertionPoint(step);
-      b.ifThen(b.ne(s, zero));
       b.sendSignalling(Buffer::recvbuf, blockStart(sent), blockLength(sent), st.next, tag,
                        Ev{"red", {st.id, sent}}, Ev{"sent", {st.id, sent}});
-      builder.restoreInsertionPoint(step);
       b.recv(Buffer::scratch, scratchAt(got), blockLength(got), st.prev, tag,
              Ev{"got", {st.id, got}});
       sched::ReduceOp combine =
           b.reduceInto(rop, rtype, Buffer::scratch, scratchAt(got), Buffer::recvbuf,
                        blockStart(got), blockLength(got), Ev{"got", {st.id, got}},
                        Ev{"red", {st.id, got}});
-      inBody(combine, [&] { b.after("mark", {b.c(q), b.c(k)}); });
+      inBody(combine, [&] { b.after("red", {st.id, st.v}); });
       builder.setInsertionPointAfter(steps);
       offset = blockStart(st.own);
       length = blockLength(st.own);
       done.push_back(st);
     }
-    {
-      // the innermost range is complete
-      Stage &last = done.back();
-      sched::CopyOp m = marker(mark(stages - 1), mark(stages));
-      inBody(m, [&] {
-        b.ifThen(b.lt(one, last.n));
-        b.after("red", {last.id, last.own});
+    // Allgather, innermost stage first. A marker stands for the arrival of
+    // stage k's own block (the range of stage k + 1, whole): the last
+    // stage's combination, or every block of the stage inside it.
+    auto whole = [&](const Stage &st) { return Ev{"gathered", {st.id, st.own}}; };
+    marker(Ev{"red", {done.back().id, done.back().own}}, whole(done.back()));
+    /// A marker waiting on every block of `st` (the own block's marker too).
+    auto afterAllOf = [&](const Stage &st, Ev signal) {
+      sched::CopyOp all = marker(Ev{"gathered", {st.id, st.own}}, signal);
+      inBody(all, [&] {
+        sched::ForOp blocks = b.forLoop(zero, st.n);
+        b.after("gathered", {st.id, blocks.getInductionVar()});
       });
-    }
-    // allgather: stage k's ring once the range of stage k + 1 is whole
-    // (marker t = 2·stages − k − 1), ending at marker 2·stages − k
+    };
     for (int64_t k = stages - 1; k >= 0; --k) {
       Stage st = done[k];
       auto blockStart = [&](Value j) { return startOf(st.offset, st.length, st.block, j); };
@@ -256,44 +292,35 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
       Value g = steps.getInductionVar();
       Value out = b.mod(b.sub(b.add(st.v, one), g), st.n);
       Value in = b.mod(b.sub(st.v, g), st.n);
-      OpBuilder::InsertPoint step = builder.saveInsertionPoint();
-      b.ifThen(b.eq(g, zero));
-      b.send(Buffer::recvbuf, blockStart(out), blockLength(out), st.next, tag,
-             mark(2 * stages - k - 1));
-      builder.restoreInsertionPoint(step);
-      b.ifThen(b.ne(g, zero));
       b.send(Buffer::recvbuf, blockStart(out), blockLength(out), st.next, tag,
              Ev{"gathered", {st.id, out}});
-      builder.restoreInsertionPoint(step);
       // the block's bytes were sent out during the reduce-scatter
       b.recvWaiting(Buffer::recvbuf, blockStart(in), blockLength(in), st.prev, tag,
                     Ev{"sent", {st.id, in}}, Ev{"gathered", {st.id, in}});
       builder.setInsertionPointAfter(steps);
-      sched::CopyOp m = marker(mark(2 * stages - k - 1), mark(2 * stages - k));
-      inBody(m, [&] {
-        sched::ForOp arrivals = b.forLoop(zero, b.sub(st.n, one));
-        b.after("gathered", {st.id, b.mod(b.sub(st.v, arrivals.getInductionVar()), st.n)});
-      });
+      afterAllOf(st, k > 0 ? whole(done[k - 1]) : Ev{"done", {q}});
     }
     builder.restoreInsertionPoint(top);
   }
 
   if (cores > 1) {
+    // each part's slice into the arena once its rings are done (over row
+    // 0's bytes, which only this rank read), counter Q + q; then the part's
+    // other slices out of it
     b.phase("spread", parts + 1);
-    sched::CopyOp mine =
-        b.copyWith(Buffer::recvbuf, sliceStart, Buffer::arena, sliceStart, sliceLength,
-                   Ev{"mark", {zero, b.c(2 * stages)}}, Ev{"out", {zero}});
-    inBody(mine, [&] {
-      for (int64_t q = 1; q < parts; ++q)
-        b.after("mark", {b.c(q), b.c(2 * stages)});
-    });
-    b.notify(one, Ev{"out", {zero}});
-    b.await(one, Ev{"back", {zero}});
-    Value sliceEnd = b.add(sliceStart, sliceLength);
-    b.copyWith(Buffer::arena, zero, Buffer::recvbuf, zero, sliceStart, Ev{"back", {zero}},
+    sched::ForOp loop = b.forLoop(zero, b.c(parts));
+    Value q = loop.getInductionVar();
+    b.copyWith(Buffer::recvbuf, sliceStart(q), Buffer::arena, sliceStart(q), sliceLength(q),
+               Ev{"done", {q}}, Ev{"out", {q}});
+    Value counter = b.add(b.c(parts), q);
+    b.notify(counter, Ev{"out", {q}});
+    b.await(counter, Ev{"back", {q}});
+    Value sliceEnd = b.add(sliceStart(q), sliceLength(q));
+    b.copyWith(Buffer::arena, partStart(q), Buffer::recvbuf, partStart(q),
+               b.sub(sliceStart(q), partStart(q)), Ev{"back", {q}}, std::nullopt);
+    b.copyWith(Buffer::arena, sliceEnd, Buffer::recvbuf, sliceEnd,
+               b.sub(b.add(partStart(q), partLength(q)), sliceEnd), Ev{"back", {q}},
                std::nullopt);
-    b.copyWith(Buffer::arena, sliceEnd, Buffer::recvbuf, sliceEnd, b.sub(m, sliceEnd),
-               Ev{"back", {zero}}, std::nullopt);
     builder.restoreInsertionPoint(top);
   }
   return success();
