@@ -501,7 +501,7 @@ double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
 double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 
 /// Seed 003's node-team allreduce (slice-rings) on N nodes of C cores, in
-/// Q parts (2·D on a torus, 1 behind a switch), S = m/(Q·C) a core's slice
+/// Q parts (2·D on a torus, 4 behind a switch), S = m/(Q·C) a core's slice
 /// of a part:
 ///   on node  L = 3·m·γ (the contribution into the arena, the slice's C
 ///            rows combined, the slice out and the others back; with C = 1
@@ -511,7 +511,8 @@ double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 ///            of one rotation and direction share a link; twice that on a
 ///            ring of 2, whose two directions are one link) and
 ///            (n_k − 1)·b_k·γ, b_k = S/(n_0·...·n_k); the slowest rotation
-///   switch   one ring of the N nodes: 2(N − 1)·(α + C·(S/N + h)·β) and
+///   switch   one ring of the N nodes per part, the Q·C rings of a node
+///            sharing its link: 2(N − 1)·(α + Q·C·(S/N + h)·β) and
 ///            (N − 1)·(S/N)·γ
 ///   T = max(L + 2·Q·K·α, L/Q + network) + 2σ: the parts' on-node steps
 ///   overlap the other parts' rings, except the first fold and the last

@@ -127,7 +127,8 @@ double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   double gamma = gammaUsOf(net), beta = betaUsOf(net), h = static_cast<double>(net.headerBytes);
   bool switched = topo.fabric == Fabric::Switch;
   size_t dims = topo.shape.size();
-  double parts = switched ? 1 : static_cast<double>(2 * dims);
+  // LowerSliceRings.cpp's kSwitchParts behind a switch
+  double parts = switched ? 4 : static_cast<double>(2 * dims);
   // a rank's copies and combinations on the node: the contribution in, the
   // C rows of its slice, its slice out and the others back (one copy with
   // one rank per node); the first part's fold and the last one's spread do
@@ -139,7 +140,9 @@ double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   double slice = m / parts / cores, network = 0, steps = 0;
   if (switched) {
     double n = static_cast<double>(topo.numNodes()), block = slice / n;
-    network = 2 * (n - 1) * (net.alphaUs + cores * (block + h) * beta) + (n - 1) * block * gamma;
+    // every part's ring of every core crosses the node's one link
+    network = 2 * (n - 1) * (net.alphaUs + parts * cores * (block + h) * beta) +
+              (n - 1) * block * gamma;
     steps = 2 * (n - 1);
   } else {
     for (size_t rot = 0; rot < dims; ++rot) {

@@ -19,7 +19,8 @@
 //          ring of each dimension and then an allgather over the same rings
 //          in reverse order; even parts go + round each ring and odd parts
 //          −, so the parts use every link of a node in both directions.
-//          Behind a switch (Q = 1) one ring runs over the nodes;
+//          Behind a switch (Q = 4) every part runs the one ring over the
+//          nodes (odd parts the other way round);
 //   spread (FIFO Q + 1) copies its finished slice into the arena (over row
 //          0's bytes of it, which only it read), NOTIFYs counter Q + q,
 //          AWAITs it, and copies the part's other slices out of the arena.
@@ -66,6 +67,11 @@ using Ev = ScheduleBuilder::EventRef;
 
 namespace {
 
+/// Parts behind a switch: their rings share the node's one link, so more
+/// parts only overlap more of the on-node work (the model's price:
+/// sliceRingsAllreduceUs, which keeps the same number).
+constexpr int64_t kSwitchParts = 4;
+
 /// One ring a part crosses: its size, this rank's coordinate on it, and the
 /// rank of local index l at another coordinate.
 struct Ring {
@@ -89,9 +95,11 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
   int64_t cores = topo.getRanksPerNode();
   int64_t ndims = static_cast<int64_t>(topo.getShape().size());
   bool switched = topo.getSwitched();
-  // a switch: one ring over the nodes; a torus: one stage per dimension
+  // a switch: one ring over the nodes, in kSwitchParts parts (so that the
+  // fold and spread of one overlap the others' rings); a torus: one stage
+  // per dimension, each dimension order both ways round
   int64_t stages = switched ? 1 : ndims;
-  int64_t parts = switched ? 1 : 2 * ndims;
+  int64_t parts = switched ? kSwitchParts : 2 * ndims;
   MLIRContext *ctx = op.getContext();
   auto local = sched::FifoAttr::get(ctx, 1, 0);
   SmallVector<sched::FifoAttr> fifos{local};
