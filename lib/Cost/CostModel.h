@@ -501,7 +501,7 @@ double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
 double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 
 /// Seed 003's node-team allreduce (slice-rings) on N nodes of C cores, in
-/// Q parts (2·D on a torus, 4 behind a switch), S = m/(Q·C) a core's slice
+/// Q parts (2·D on a torus, 1 behind a switch), S = m/(Q·C) a core's slice
 /// of a part:
 ///   on node  L = 3·m·γ (the contribution into the arena, the slice's C
 ///            rows combined, the slice out and the others back; with C = 1

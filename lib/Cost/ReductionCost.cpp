@@ -128,7 +128,7 @@ double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   bool switched = topo.fabric == Fabric::Switch;
   size_t dims = topo.shape.size();
   // LowerSliceRings.cpp's kSwitchParts behind a switch
-  double parts = switched ? 4 : static_cast<double>(2 * dims);
+  double parts = switched ? 1 : static_cast<double>(2 * dims);
   // a rank's copies and combinations on the node: the contribution in, the
   // C rows of its slice, its slice out and the others back (one copy with
   // one rank per node); the first part's fold and the last one's spread do

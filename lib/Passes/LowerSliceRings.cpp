@@ -19,8 +19,7 @@
 //          ring of each dimension and then an allgather over the same rings
 //          in reverse order; even parts go + round each ring and odd parts
 //          −, so the parts use every link of a node in both directions.
-//          Behind a switch (Q = 4) every part runs the one ring over the
-//          nodes (odd parts the other way round);
+//          Behind a switch (Q = 1) one ring runs over the nodes;
 //   spread (FIFO Q + 1) copies its finished slice into the arena (over row
 //          0's bytes of it, which only it read), NOTIFYs counter Q + q,
 //          AWAITs it, and copies the part's other slices out of the arena.
@@ -67,10 +66,14 @@ using Ev = ScheduleBuilder::EventRef;
 
 namespace {
 
-/// Parts behind a switch: their rings share the node's one link, so more
-/// parts only overlap more of the on-node work (the model's price:
-/// sliceRingsAllreduceUs, which keeps the same number).
-constexpr int64_t kSwitchParts = 4;
+/// Parts behind a switch: their rings would share the node's one link, and
+/// more parts overlap more of the on-node work but pay more start-ups, which
+/// a rank pays in series: under SMPI on 16 nodes of 8 cores one part beat
+/// four at 64 KiB and at 1 MiB on the default network (1292.5 against
+/// 1339.5 us, 17047.9 against 20760.5) and at 64 KiB on an InfiniBand-like
+/// one (246.2 against 457.2; 1815.0 against 1739.6 at 1 MiB).
+/// sliceRingsAllreduceUs keeps the same number.
+constexpr int64_t kSwitchParts = 1;
 
 /// One ring a part crosses: its size, this rank's coordinate on it, and the
 /// rank of local index l at another coordinate.
@@ -95,8 +98,7 @@ LogicalResult lowerSliceRings(coll::AllreduceOp op, OpBuilder &builder) {
   int64_t cores = topo.getRanksPerNode();
   int64_t ndims = static_cast<int64_t>(topo.getShape().size());
   bool switched = topo.getSwitched();
-  // a switch: one ring over the nodes, in kSwitchParts parts (so that the
-  // fold and spread of one overlap the others' rings); a torus: one stage
+  // a switch: one ring over the nodes (kSwitchParts); a torus: one stage
   // per dimension, each dimension order both ways round
   int64_t stages = switched ? 1 : ndims;
   int64_t parts = switched ? kSwitchParts : 2 * ndims;

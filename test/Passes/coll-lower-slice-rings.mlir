@@ -81,11 +81,10 @@ coll.allreduce @slices_torus {topology = #coll.topology<shape = [2, 2], wrap = [
 // CHECK-NOT: sched.phase "spread"
 coll.allreduce @slices_one_per_node {topology = #coll.topology<shape = [3, 3], wrap = [true, true], ranks_per_node = 1, alpha_ps = 3000000, beta_ps = 2500, gamma_ps = 500>, algorithm = #coll.algorithm<"slice-rings">, datatype = "int"}
 
-// Behind a switch: four parts, each one ring over the nodes (rank
-// node·C + l), so that one part's fold and spread overlap the others' rings.
+// Behind a switch: one part, one ring over the nodes (rank node·C + l).
 // CHECK-LABEL: sched.plan @slices_switch
 // CHECK: sched.phase "parts" fifo(1 + %k)
 // CHECK-NOT: sched.coord
-// CHECK: sched.phase "spread" fifo(5)
-// CHECK-NEXT: sched.for %{{.*}} = %c0 to %c4
+// CHECK: sched.phase "spread" fifo(2)
+// CHECK-NEXT: sched.for %{{.*}} = %c0 to %c1
 coll.allreduce @slices_switch {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 2, alpha_ps = 2500000, beta_ps = 500, gamma_ps = 200, switched = true>, algorithm = #coll.algorithm<"slice-rings">, datatype = "double"}
