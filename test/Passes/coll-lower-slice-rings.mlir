@@ -14,20 +14,16 @@
 // CHECK-SAME: events = ["in", "all", "folded", "got", "red", "sent", "gathered", "done", "out", "back"]
 // CHECK-SAME: fifos = [#sched.fifo<send_depth = 1, recv_depth = 0>, #sched.fifo<send_depth = 4, recv_depth = 8>, #sched.fifo<send_depth = 4, recv_depth = 8>, #sched.fifo<send_depth = 4, recv_depth = 8>, #sched.fifo<send_depth = 4, recv_depth = 8>, #sched.fifo<send_depth = 1, recv_depth = 0>]
 // CHECK: sched.arena %{{[0-9]+}} counters %c8
-// Fold, part by part: the part's contribution but the own slice into the
-// rank's arena row, counter q, then the slice of rows 0, 1, ... combined in
-// that order into the receive buffer (the own row from the send buffer).
+// Fold, part by part: the part's contribution into the rank's arena row,
+// counter q, then the slice of rows 0, 1, ... combined in that order into
+// the receive buffer.
 // CHECK: sched.phase "fold" fifo(0)
 // CHECK-NEXT: sched.for %[[Q:k]] = %c0 to %c4
 // CHECK: sched.copy sendbuf[{{.*}}] to arena[{{.*}} signal @in[%[[Q]]]
-// CHECK: sched.copy sendbuf[{{.*}}] to arena[{{.*}} signal @in[%[[Q]]]
 // CHECK-NEXT: sched.notify %[[Q]] wait @in[%[[Q]]]
 // CHECK-NEXT: sched.await %[[Q]] signal @all[%[[Q]]]
-// CHECK: sched.if
-// CHECK-NEXT: sched.copy sendbuf[%[[S:[0-9]+]]] to recvbuf[%[[S]]] len %[[L:[0-9]+]] wait @all[%[[Q]]] signal @folded[%[[Q]], %c0]
-// CHECK: sched.copy arena[{{.*}}] to recvbuf[%[[S]]] len %[[L]] wait @all[%[[Q]]] signal @folded[%[[Q]], %c0]
+// CHECK: sched.copy arena[%[[S:[0-9]+]]] to recvbuf[%[[S]]] len %[[L:[0-9]+]] wait @all[%[[Q]]] signal @folded[%[[Q]], %c0]
 // CHECK: sched.for %[[ROW:k_0]] = %c1 to %c2
-// CHECK: sched.reduce "sum" "double" sendbuf[%[[S]]] to recvbuf[%[[S]]] len %[[L]] wait @folded[%[[Q]], {{.*}}] signal @folded[%[[Q]], %[[ROW]]]
 // CHECK: sched.reduce "sum" "double" arena[{{.*}}] to recvbuf[%[[S]]] len %[[L]] wait @folded[%[[Q]], {{.*}}] signal @folded[%[[Q]], %[[ROW]]]
 // The parts: one phase loop, part q on FIFO 1 + q. A zero-length COPY marks
 // each stage's start, standing for the combination of block v (which its
