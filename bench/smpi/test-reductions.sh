@@ -5,6 +5,8 @@
 # and every collc row's receive buffers hash to SMPI's own collective on
 # the same data (an allreduce of ints: every order of combination gives the
 # same bytes). The rows carry collc's bound (bench/smpi/run's bound_per_byte).
+# slice-rings, whose plan differs behind a switch (one ring of nodes, not
+# the torus' dimension rings), also runs on a switch of 4 nodes of 2 cores.
 # Exit 77 (skipped) without smpirun or the SMPI flavour of collc-run.
 #   test-reductions.sh RUN WORKDIR
 set -u
@@ -23,6 +25,15 @@ for op in allreduce bcast; do
     grep -q "results appended" "$dir/log-$op" ||
     fail "bench/smpi/run --op $op failed: $(tail -3 "$dir/log-$op")"
 done
+"$run" smp 4x2 --op allreduce --bytes 8,4096 --algorithms slice-rings \
+  -o "$dir/smp.jsonl" --workdir "$dir/work-smp" >"$dir/log-smp" 2>&1 ||
+  fail "bench/smpi/run smp 4x2 slice-rings failed: $(tail -3 "$dir/log-smp")"
+python3 - "$dir/smp.jsonl" <<'PY' || fail "see above"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+if len(rows) != 2 or any(r["verified"] is not True for r in rows):
+    sys.exit(f"smp 4x2 slice-rings: not 2 verified rows: {rows}")
+PY
 python3 - "$dir/r.jsonl" "$root/build/bin/collc" <<'PY' || fail "see above"
 import json, subprocess, sys
 table = json.loads(subprocess.run([sys.argv[2], "--list-algorithms"], capture_output=True,

@@ -505,6 +505,26 @@ double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
 /// the slowest of its P messages), σ + bytes·γ on one node.
 double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 
+/// Seed 003's node-team allreduce (slice-rings) on N nodes of C cores, in
+/// Q parts (2·D on a torus, 1 behind a switch), S = m/(Q·C) a core's slice
+/// of a part:
+///   on node  L = 3·m·γ (the contribution into the arena, the slice's C
+///            rows combined, the slice out and the others back; with C = 1
+///            one copy, m·γ) and 2σ for the counters
+///   torus    each part's stages one dimension of its rotated order: stage k
+///            is 2(n_k − 1) steps of α + C·(b_k + h)·β (the node's C slices
+///            of one rotation and direction share a link; twice that on a
+///            ring of 2, whose two directions are one link) and
+///            (n_k − 1)·b_k·γ, b_k = S/(n_0·...·n_k); the slowest rotation
+///   switch   one ring of the N nodes per part, the Q·C rings of a node
+///            sharing its link: 2(N − 1)·(α + Q·C·(S/N + h)·β) and
+///            (N − 1)·(S/N)·γ
+///   T = max(L + 2·Q·K·α, L/Q + network) + 2σ: the parts' on-node steps
+///   overlap the other parts' rings, except the first fold and the last
+///   spread, but a rank's own work is serial: its copies and a send's and a
+///   receive's start-up for each of a part's K = Σ 2(n_k − 1) steps.
+double sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes);
+
 /// The chunk of the pipelined chain for an m-byte message over P ranks:
 /// max(256 B, √(α·m / (β·(P − 2)))), as the lowering computes it at bind.
 int64_t chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes);

@@ -121,6 +121,53 @@ double collc::ringAllreduceUs(const TopologySpec &topo, int64_t bytes) {
          static_cast<double>(p - 1) * block * gammaUsOf(topo.network);
 }
 
+double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  double m = static_cast<double>(bytes), cores = static_cast<double>(topo.ranksPerNode);
+  double gamma = gammaUsOf(net), beta = betaUsOf(net), h = static_cast<double>(net.headerBytes);
+  bool switched = topo.fabric == Fabric::Switch;
+  size_t dims = topo.shape.size();
+  // LowerSliceRings.cpp's kSwitchParts behind a switch
+  double parts = switched ? 1 : static_cast<double>(2 * dims);
+  // a rank's copies and combinations on the node: the contribution in, the
+  // C rows of its slice, its slice out and the others back (one copy with
+  // one rank per node); the first part's fold and the last one's spread do
+  // not overlap the network
+  double local = topo.ranksPerNode > 1 ? 3 * m * gamma : m * gamma;
+  double sync = topo.ranksPerNode > 1 ? 2 * net.shmLatencyUs : 0;
+  if (topo.numNodes() == 1)
+    return local + sync;
+  double slice = m / parts / cores, network = 0, steps = 0;
+  if (switched) {
+    double n = static_cast<double>(topo.numNodes()), block = slice / n;
+    // every part's ring of every core crosses the node's one link
+    network = 2 * (n - 1) * (net.alphaUs + parts * cores * (block + h) * beta) +
+              (n - 1) * block * gamma;
+    steps = 2 * (n - 1);
+  } else {
+    for (size_t rot = 0; rot < dims; ++rot) {
+      double piece = slice, rotation = 0;
+      for (size_t k = 0; k < dims; ++k) {
+        int64_t n = topo.shape[(rot + k) % dims];
+        if (n == 1)
+          continue;
+        piece /= static_cast<double>(n);
+        // a ring of 2 carries both directions on its one link
+        double sharing = n == 2 ? 2 * cores : cores;
+        double ring = static_cast<double>(n - 1);
+        rotation += 2 * ring * (net.alphaUs + sharing * (piece + h) * beta) + ring * piece * gamma;
+        if (rot == 0)
+          steps += 2 * ring;
+      }
+      network = std::max(network, rotation);
+    }
+  }
+  // the rank's own work is serial: its copies and, per step of every part,
+  // a send's and a receive's start-up
+  double busy = local + 2 * parts * steps * net.alphaUs;
+  return std::max(busy, local / parts + network) + sync;
+}
+
 int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {
   constexpr int64_t kMinChunkBytes = 256; // LowerPipelinedChain.cpp's
   // the lowering's integer α/β (ps over ps)

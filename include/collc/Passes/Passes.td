@@ -172,6 +172,18 @@ def CollLowerRing : Pass<"coll-lower-ring", "mlir::ModuleOp"> {
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerSliceRings : Pass<"coll-lower-slice-rings", "mlir::ModuleOp"> {
+  let summary = "lower allreduce to seed 003's node-team slice rings";
+  let description = [{
+    Each core of a node combines one slice of the node's contributions in
+    the node arena, allreduces it with the cores of its local index over the
+    torus' dimension rings (both directions, rotated dimension orders) or one
+    ring of nodes behind a switch, and the slices spread back through the
+    arena (LowerSliceRings.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def CollLowerPipelinedChain : Pass<"coll-lower-pipelined-chain", "mlir::ModuleOp"> {
   let summary = "lower bcast to a pipelined chain of chunks from rank 0";
   let description = [{

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Writes a spec for one allreduce or bcast on a ring of 8 nodes:
-#   reduce-spec.sh OP ALGORITHM [DATATYPE REDUCE_OP] > spec.yaml
+# Writes a spec for one allreduce or bcast on a ring of 8 nodes, or on the
+# topology TOPOLOGY gives (a flow mapping, e.g. "{shape: [2, 2],
+# ranks_per_node: 2}": schedules that read the topology run only on its size):
+#   reduce-spec.sh OP ALGORITHM [DATATYPE REDUCE_OP [TOPOLOGY]] > spec.yaml
 set -eu
-echo "topology: {shape: [8]}"
+default="{shape: [8]}"
+echo "topology: ${5:-$default}"
 echo "collective:"
 echo "  op: $1"
 echo "  algorithm: $2"
