@@ -499,10 +499,13 @@ double recursiveDoublingAllreduceUs(const TopologySpec &topo, int64_t bytes);
 double binomialBcastUs(const TopologySpec &topo, int64_t bytes);
 
 /// The ring reduce-scatter + allgather (Patarasuk and Yuan): 2(P − 1) steps
-/// of one block of m/P, and P − 1 combinations of a block:
-///   T = 2(P − 1)·t(m/P) + (P − 1)·(m/P)·γ
-/// t a network message when the ring leaves a node (every step waits for
-/// the slowest of its P messages), σ + bytes·γ on one node.
+/// of one block b = m/P, and P − 1 combinations of a block. A rank's step
+/// waits only for its predecessor's step before, so the chain of steps
+/// takes its hops one after the other, N/P of them off a node (α + b·β)
+/// and the rest on one (σ + b·γ), while the node's link carries a block
+/// each way every step; the later of the two ends it:
+///   T = max(2(P − 1)·(f·t_net + (1 − f)·t_shm) + (P − 1)·b·γ,
+///           2(P − 1)·(b + h)·β + α),  f = N/P (1 with a rank a node)
 double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 
 /// Seed 003's node-team allreduce (slice-rings) on N nodes of C cores, in

@@ -114,11 +114,22 @@ double collc::ringAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   int64_t p = topo.numRanks();
   if (p == 1)
     return static_cast<double>(bytes) * gammaUsOf(topo.network);
+  const NetworkParams &net = topo.network;
   double block = static_cast<double>(bytes) / static_cast<double>(p);
-  // the ring crosses a node boundary unless the whole ring is one node
-  double step = stepUs(topo, topo.ranksPerNode, block);
-  return 2 * static_cast<double>(p - 1) * step +
-         static_cast<double>(p - 1) * block * gammaUsOf(topo.network);
+  double steps = 2 * static_cast<double>(p - 1);
+  double combine = static_cast<double>(p - 1) * block * gammaUsOf(net);
+  if (topo.numNodes() == 1)
+    return steps * stepUs(topo, 0, block) + combine;
+  // Ranks of a node are consecutive: the ring leaves a node at N of its P
+  // hops. A rank's step needs only its predecessor's step before, so the
+  // network messages of successive steps overlap one another; the chain of
+  // hops and the node's link (one block each way a step) bound it.
+  double off = static_cast<double>(topo.numNodes()) / static_cast<double>(p);
+  double chain = steps * (off * stepUs(topo, topo.ranksPerNode, block) +
+                          (1 - off) * stepUs(topo, 0, block)) +
+                 combine;
+  double link = steps * (block + static_cast<double>(net.headerBytes)) * betaUsOf(net) + net.alphaUs;
+  return std::max(chain, link);
 }
 
 double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
