@@ -181,6 +181,18 @@ def CollLowerPipelinedChain : Pass<"coll-lower-pipelined-chain", "mlir::ModuleOp
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerMultiColour : Pass<"coll-lower-multi-colour", "mlir::ModuleOp"> {
+  let summary = "lower bcast to one pipelined spanning tree per torus link direction";
+  let description = [{
+    The message cut into one piece per colour (a direction of a torus
+    dimension); each piece travels in chunks down its colour's rectangle
+    tree (a line, then planes, then the rest) and each node's handler of
+    the colour hands the chunks to the node's other ranks
+    (LowerMultiColour.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
   let summary = "simulate every plan for all ranks and check its result";
   let description = [{

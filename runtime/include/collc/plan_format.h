@@ -288,7 +288,8 @@ extern "C" {
   X(RECURSIVE_DOUBLING, 12, "recursive-doubling")                             \
   X(BINOMIAL, 13, "binomial")                                                 \
   X(RING, 14, "ring")                                                         \
-  X(PIPELINED_CHAIN, 15, "pipelined-chain")
+  X(PIPELINED_CHAIN, 15, "pipelined-chain")                                   \
+  X(MULTI_COLOUR, 16, "multi-colour")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,
