@@ -515,7 +515,7 @@ double pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes);
 /// extent > 2, 1 per other dimension of extent > 1), the most colours that
 /// share one directed link (counted over the real trees), the deepest tree
 /// path in steps (Σ (n_e − 1) + 1, the on-node hop), the largest piece
-/// ⌈m/C⌉ and the chunk max(256, √(α·L/(β·depth))) the plan computes at bind.
+/// ⌈m/C⌉ and the chunk max(256, √(α·L/(4·β·depth))) the plan computes at bind.
 struct MultiColourPlan {
   int64_t colours = 1;
   int64_t hotLink = 1;
@@ -527,9 +527,10 @@ MultiColourPlan multiColourPlan(const TopologySpec &topo, int64_t bytes);
 
 /// The multi-colour broadcast: each of C pieces pipelined in chunks of B
 /// down its own spanning tree,
-///   T = (depth − 2)·t(B) + [R > 1]·(σ + B·γ)
+///   T = (depth − 2)·(α + hot·(B + h)·β) + [R > 1]·(σ + B·γ)
 ///       + max(hot·⌈L/B⌉·(B + h)·β, C·⌈L/B⌉·α, ⌈C/R⌉·(R − 1)·L·γ)
-/// the fill down the deepest path, then the slowest of the hottest link
+/// the fill down the deepest path (a hop's chunk sharing its link with hot
+/// colours on the root's lines), then the slowest of the hottest link
 /// (hot colours' pieces), a rank's receives (one α per chunk of every
 /// colour) and a handler's on-node sends.
 double multiColourBcastUs(const TopologySpec &topo, int64_t bytes);

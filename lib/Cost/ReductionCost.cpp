@@ -196,9 +196,10 @@ MultiColourPlan collc::multiColourPlan(const TopologySpec &topo, int64_t bytes) 
       1, static_cast<int64_t>(std::llround(topo.network.alphaUs * 1e6)) /
              std::max<int64_t>(1, static_cast<int64_t>(
                                       std::llround(topo.network.betaNsPerByte * 1e3))));
+  constexpr int64_t kFillWeight = 4; // LowerMultiColour.cpp's
   plan.chunkBytes = std::max<int64_t>(
-      256, static_cast<int64_t>(std::sqrt(static_cast<double>(alphaOverBeta * plan.pieceBytes /
-                                                              depth))));
+      256, static_cast<int64_t>(std::sqrt(static_cast<double>(
+               alphaOverBeta * plan.pieceBytes / (depth * kFillWeight)))));
   return plan;
 }
 
@@ -211,9 +212,10 @@ double collc::multiColourBcastUs(const TopologySpec &topo, int64_t bytes) {
   double c = static_cast<double>(plan.colours), rpn = static_cast<double>(topo.ranksPerNode);
   double beta = betaUsOf(net), gamma = gammaUsOf(net), h = static_cast<double>(net.headerBytes);
   // Fill: the first chunk down the deepest path of a tree (Σ (n_e − 1)
-  // network hops), then across the node.
+  // network hops, sharing the root's lines with hot colours), then across
+  // the node.
   double fill = static_cast<double>(std::max<int64_t>(0, plan.depth - 2)) *
-                (net.alphaUs + (chunk + h) * beta);
+                (net.alphaUs + static_cast<double>(plan.hotLink) * (chunk + h) * beta);
   if (topo.ranksPerNode > 1)
     fill += net.shmLatencyUs + chunk * gamma;
   // Drain, the slowest of three resources:
