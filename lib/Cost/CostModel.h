@@ -528,11 +528,11 @@ MultiColourPlan multiColourPlan(const TopologySpec &topo, int64_t bytes);
 /// The multi-colour broadcast: each of C pieces pipelined in chunks of B
 /// down its own spanning tree,
 ///   T = (depth − 2)·(α + hot·(B + h)·β) + [R > 1]·(σ + B·γ)
-///       + max(hot·⌈L/B⌉·(B + h)·β, C·⌈L/B⌉·α, ⌈C/R⌉·(R − 1)·L·γ)
+///       + max(hot·⌈L/B⌉·(B + h)·β, ⌈C/R⌉·⌈L/B⌉·α, [R > 1]·m·γ)
 /// the fill down the deepest path (a hop's chunk sharing its link with hot
 /// colours on the root's lines), then the slowest of the hottest link
-/// (hot colours' pieces), a rank's receives (one α per chunk of every
-/// colour) and a handler's on-node sends.
+/// (hot colours' pieces), a handler's receives (one α per chunk of its
+/// colours) and a rank's copies out of the node arena.
 double multiColourBcastUs(const TopologySpec &topo, int64_t bytes);
 
 } // namespace collc

@@ -220,12 +220,13 @@ double collc::multiColourBcastUs(const TopologySpec &topo, int64_t bytes) {
     fill += net.shmLatencyUs + chunk * gamma;
   // Drain, the slowest of three resources:
   //   the hottest link, carrying the pieces of hotLink colours;
-  //   a rank's receives: every chunk of every colour, one message (α) each;
-  //   a handler's on-node sends: ⌈C/R⌉ colours, each to R − 1 ranks (γ).
+  //   a handler's receives: every chunk of its ⌈C/R⌉ colours, one message
+  //   (α) each (the node's other ranks take theirs from the arena);
+  //   a rank's copies out of the arena: the whole message at γ.
   double link = static_cast<double>(plan.hotLink) * chunks * (chunk + h) * beta;
-  double receives = c * chunks * net.alphaUs;
-  double copies = std::ceil(c / rpn) * (rpn - 1) * piece * gamma;
+  double receives = std::ceil(c / rpn) * chunks * net.alphaUs;
+  double copies = topo.ranksPerNode > 1 ? c * piece * gamma : 0;
   if (topo.numNodes() == 1)
-    return fill + std::max(receives, copies) + (rpn == 1 ? piece * gamma : 0);
+    return fill + copies + (rpn == 1 ? piece * gamma : 0); // no network, no receive
   return fill + std::max({link, receives, copies});
 }

@@ -33,8 +33,12 @@
 //
 // Ranks per node R > 1: colour k is received and forwarded by local rank
 // k mod R of every node but the root's (rank 0 handles every colour
-// there: only it holds the message); the handler sends each chunk on to
-// the node's other R − 1 ranks (on-node messages, shared memory). Each
+// there: only it holds the message). The handler receives a chunk into the
+// node arena (one copy of the message a node), NOTIFYs the chunk's counter
+// and copies it into its receive buffer; the node's other ranks AWAIT the
+// counter and copy it out (seed 003's counters in node memory): no on-node
+// message, so a rank pays a message's overhead only for the chunks of the
+// colours it handles. Each
 // colour runs on its own FIFO, so the colours progress independently; the
 // chunk B = max(256, √(α·L/(4·β·H))) is computed at bind time from the
 // piece L and the tree's depth H = Σ (n_e − 1) + 1 (the on-node hop).
@@ -68,9 +72,13 @@ constexpr int64_t kMinChunkBytes = 256;
 /// over the whole message (B = 11 KB) 3013 us.
 constexpr int64_t kFillWeight = 4;
 
-/// The per-colour event names (a plan has at most 16 events; 6 colours).
+/// The per-colour event names (a plan has at most 16 events; 6 colours):
+/// a chunk is in the handler's buffer (arrived), or another rank of the
+/// node saw the handler's notify for it (landed).
 constexpr llvm::StringLiteral kArrived[] = {"arrived0", "arrived1", "arrived2",
                                             "arrived3", "arrived4", "arrived5"};
+constexpr llvm::StringLiteral kLanded[] = {"landed0", "landed1", "landed2",
+                                           "landed3", "landed4", "landed5"};
 
 LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
@@ -88,6 +96,9 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
   SmallVector<StringRef, 6> events;
   for (int64_t k = 0; k < slots; ++k)
     events.push_back(kArrived[k]);
+  if (rpn > 1)
+    for (int64_t k = 0; k < slots; ++k)
+      events.push_back(kLanded[k]);
   createPlanFor(builder, op, "bcast", "multi-colour", fifos, events);
   ScheduleBuilder b(builder, op.getLoc());
   Value r = b.rank(), zero = b.c(0), one = b.c(1), two = b.c(2);
@@ -124,14 +135,33 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
   int64_t alphaOverBeta =
       std::max<int64_t>(1, topology.getAlphaPs() / std::max<int64_t>(1, topology.getBetaPs()));
 
-  using Ev = ScheduleBuilder::EventRef;
+  // Every colour's piece, chunk and chunk count, and (R > 1) its first
+  // counter of the arena: counter base_k + c says chunk c of colour k is in.
+  SmallVector<Value, 6> begins, pieces, chunks, bases;
   Value before = zero; // active colours below slot k
+  Value counters = zero;
   for (int64_t k = 0; k < slots; ++k) {
-    int64_t d = k / 2, s = direction(k);
     Value begin = b.floordiv(b.mul(n, before), colours);
     before = b.add(before, active[k]);
-    Value end = b.floordiv(b.mul(n, before), colours);
-    Value piece = b.sub(end, begin);
+    Value piece = b.sub(b.floordiv(b.mul(n, before), colours), begin);
+    Value chunk = b.max(b.c(kMinChunkBytes),
+                        b.isqrt(b.floordiv(b.mul(b.c(alphaOverBeta), piece),
+                                           b.mul(hops, b.c(kFillWeight)))));
+    begins.push_back(begin);
+    pieces.push_back(piece);
+    chunks.push_back(chunk);
+    bases.push_back(counters);
+    counters = b.add(counters, b.ceildiv(piece, chunk));
+  }
+  // The node's copy of the message: a handler receives its colour's chunks
+  // into it, and every rank of the node copies them out.
+  if (rpn > 1)
+    b.arena(n, counters);
+
+  using Ev = ScheduleBuilder::EventRef;
+  for (int64_t k = 0; k < slots; ++k) {
+    int64_t d = k / 2, s = direction(k);
+    Value begin = begins[k], piece = pieces[k], chunk = chunks[k];
 
     OpBuilder::InsertionGuard phaseGuard(builder);
     b.phase("colour", k);
@@ -154,8 +184,6 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
     }
     Value handlerLocal = b.c(k % rpn);
     Value handler = b.select(rootNode, b.eq(r, zero), b.eq(local, handlerLocal));
-    Value nodeBase = b.sub(r, local); // local rank 0 of this node
-    Value myHandler = b.select(rootNode, zero, b.add(nodeBase, handlerLocal));
     // The parent: one step back along the last dimension with δ ≠ 0.
     SmallVector<Value, 3> parentAt(at.begin(), at.end());
     for (int64_t j = 0; j < dims; ++j) {
@@ -169,17 +197,17 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
                        : b.eq(parentAt[e], zero);
     Value parent = b.rankAt(parentAt, b.select(parentIsRoot, zero, handlerLocal));
 
-    Value chunk = b.max(b.c(kMinChunkBytes),
-                        b.isqrt(b.floordiv(b.mul(b.c(alphaOverBeta), piece), b.mul(hops, b.c(kFillWeight)))));
     sched::ForOp loop = b.forLoop(zero, b.ceildiv(piece, chunk));
     Value c = loop.getInductionVar();
     Value offset = b.mul(c, chunk);
     Value at0 = b.add(begin, offset);
     Value len = b.min(chunk, b.sub(piece, offset));
     Ev arrived{kArrived[k], {c}};
+    Value counter = rpn > 1 ? b.add(bases[k], c) : Value();
+    // Off the root the handler's chunk lands where the node's ranks find it.
+    Buffer held = rpn > 1 ? Buffer::arena : Buffer::recvbuf;
     OpBuilder::InsertPoint body = builder.saveInsertionPoint();
-    /// The handler's sends of the chunk: to each child of the colour's tree,
-    /// then to the node's other ranks.
+    /// The handler's sends of the chunk to each child of the colour's tree.
     auto forward = [&](Buffer from, std::optional<Ev> wait) {
       OpBuilder::InsertPoint branch = builder.saveInsertionPoint();
       for (int64_t j = 0; j < dims; ++j) {
@@ -190,26 +218,32 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
         b.send(from, at0, len, b.rankAt(childAt, handlerLocal), zero, wait);
         builder.restoreInsertionPoint(branch);
       }
-      if (rpn == 1)
-        return;
-      sched::ForOp others = b.forLoop(one, R);
-      b.send(from, at0, len, b.add(nodeBase, b.mod(b.add(local, others.getInductionVar()), R)),
-             zero, wait);
-      builder.restoreInsertionPoint(branch);
     };
-    // The root: from its send buffer.
+    // The root: from its send buffer, and the chunk into the arena for the
+    // node's other ranks.
     b.ifThen(b.eq(r, zero));
     forward(Buffer::sendbuf, std::nullopt);
+    if (rpn > 1) {
+      b.copyWith(Buffer::sendbuf, at0, Buffer::arena, at0, len, std::nullopt, arrived);
+      b.notify(counter, arrived);
+    }
     builder.restoreInsertionPoint(body);
-    // Another handler: the chunk from its parent, forwarded once it arrived.
+    // Another handler: the chunk from its parent, forwarded once it arrived,
+    // then announced to the node and copied into its own receive buffer.
     b.ifThen(b.logicalAnd(handler, b.ne(r, zero)));
-    b.recv(Buffer::recvbuf, at0, len, parent, zero, arrived);
-    forward(Buffer::recvbuf, arrived);
+    b.recv(held, at0, len, parent, zero, arrived);
+    forward(held, arrived);
+    if (rpn > 1) {
+      b.notify(counter, arrived);
+      b.copyWith(Buffer::arena, at0, Buffer::recvbuf, at0, len, arrived, std::nullopt);
+    }
     builder.restoreInsertionPoint(body);
     if (rpn > 1) {
-      // The node's other ranks: the chunk from the colour's handler.
+      // The node's other ranks: the chunk out of the arena once announced.
+      Ev landed{kLanded[k], {c}};
       b.ifThen(b.eq(handler, zero));
-      b.recv(Buffer::recvbuf, at0, len, myHandler, zero);
+      b.await(counter, landed);
+      b.copyWith(Buffer::arena, at0, Buffer::recvbuf, at0, len, landed, std::nullopt);
     }
     if (k == 0) {
       builder.setInsertionPointAfter(loop);
