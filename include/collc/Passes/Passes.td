@@ -186,9 +186,9 @@ def CollLowerMultiColour : Pass<"coll-lower-multi-colour", "mlir::ModuleOp"> {
   let description = [{
     The message cut into one piece per colour (a direction of a torus
     dimension); each piece travels in chunks down its colour's rectangle
-    tree (a line, then planes, then the rest) and each node's handler of
-    the colour hands the chunks to the node's other ranks
-    (LowerMultiColour.cpp).
+    tree (a line, then planes, then the rest); each node's handler of the
+    colour receives the chunks into the node arena, where the node's other
+    ranks copy them out (LowerMultiColour.cpp).
   }];
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
