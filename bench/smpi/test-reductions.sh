@@ -1,9 +1,9 @@
 #!/bin/sh
 # ctest bench.smpi.reductions: allreduce and bcast plans run under SMPI on a
 # 2x2x2 torus of 2-rank nodes (16 ranks), every collc algorithm of the op
-# (collc --list-algorithms) at 8 B and 4 KiB beside every SimGrid built-in,
-# and every collc row's receive buffers hash to SMPI's own collective on
-# the same data (an allreduce of ints: every order of combination gives the
+# (collc --list-algorithms: multi-colour too, on exactly this torus) at 8 B
+# and 4 KiB beside every SimGrid built-in, and every collc row's receive
+# buffers hash to SMPI's own collective on the same data (an allreduce of ints: every order of combination gives the
 # same bytes). The rows carry collc's bound (bench/smpi/run's bound_per_byte).
 # slice-rings, whose plan differs behind a switch (one ring of nodes, not
 # the torus' dimension rings), also runs on a switch of 4 nodes of 2 cores.

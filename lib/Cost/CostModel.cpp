@@ -1159,6 +1159,8 @@ std::string collc::explainEstimate(const AlgorithmEstimate &estimate) {
     text += ", mesh " + estimate.shape;
   if (estimate.parts)
     text += ", parts " + std::to_string(*estimate.parts);
+  if (estimate.colours)
+    text += ", " + std::to_string(*estimate.colours) + " colours";
   if (!estimate.order.empty())
     text += ", " + estimate.order + " order";
   if (estimate.fifoDepth)

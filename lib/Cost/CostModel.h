@@ -444,6 +444,7 @@ struct AlgorithmEstimate {
   std::optional<double> percentOfPeak; // alltoall ops: 100·T_peak/T
   std::string shape;                   // vmesh: the mesh, "Pvx x Pvy"
   std::optional<int64_t> parts;        // dim-rings: the parts of a block
+  std::optional<int64_t> colours;      // multi-colour: pieces, one tree each
   std::optional<int64_t> fifoDepth;    // direct, balanced: sends in flight
   std::string order;                   // direct, balanced: the order of the steps
   std::optional<double> nicSlowdown;   // behind a NIC: nicSlowdown
@@ -536,6 +537,31 @@ int64_t chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes);
 /// message after P − 2 + ⌈m/B⌉ chunk steps:
 ///   T = (P − 2 + ⌈m/B⌉)·t(B)
 double pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes);
+
+/// The multi-colour broadcast's shape on a topology (LowerMultiColour.cpp):
+/// its colours (C: one per link direction, 2 per wrapped dimension of
+/// extent > 2, 1 per other dimension of extent > 1), the most colours that
+/// share one directed link (counted over the real trees), the deepest tree
+/// path in steps (Σ (n_e − 1) + 1, the on-node hop), the largest piece
+/// ⌈m/C⌉ and the chunk max(256, √(α·L/(4·β·depth))) the plan computes at bind.
+struct MultiColourPlan {
+  int64_t colours = 1;
+  int64_t hotLink = 1;
+  int64_t depth = 1;
+  int64_t pieceBytes = 0;
+  int64_t chunkBytes = 256;
+};
+MultiColourPlan multiColourPlan(const TopologySpec &topo, int64_t bytes);
+
+/// The multi-colour broadcast: each of C pieces pipelined in chunks of B
+/// down its own spanning tree,
+///   T = (depth − 2)·(α + hot·(B + h)·β) + [R > 1]·(σ + B·γ)
+///       + max(hot·⌈L/B⌉·(B + h)·β, ⌈C/R⌉·⌈L/B⌉·α, [R > 1]·m·γ)
+/// the fill down the deepest path (a hop's chunk sharing its link with hot
+/// colours on the root's lines), then the slowest of the hottest link
+/// (hot colours' pieces), a handler's receives (one α per chunk of its
+/// colours) and a rank's copies out of the node arena.
+double multiColourBcastUs(const TopologySpec &topo, int64_t bytes);
 
 } // namespace collc
 

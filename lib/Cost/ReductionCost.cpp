@@ -197,3 +197,94 @@ double collc::pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes) {
   double size = static_cast<double>(std::min(chunk, std::max<int64_t>(bytes, 0)));
   return static_cast<double>(p - 2 + chunks) * stepUs(topo, topo.ranksPerNode, size);
 }
+
+MultiColourPlan collc::multiColourPlan(const TopologySpec &topo, int64_t bytes) {
+  MultiColourPlan plan;
+  int64_t dims = static_cast<int64_t>(topo.shape.size());
+  // The colours of LowerMultiColour.cpp: (d, +) on an extent > 1, (d, −)
+  // besides on a wrapped extent > 2; (0, +) alone on one node.
+  struct Colour {
+    int64_t d, s;
+  };
+  std::vector<Colour> colours;
+  for (int64_t d = 0; d < dims; ++d) {
+    if (topo.shape[d] > 1)
+      colours.push_back({d, 1});
+    if (topo.wrap[d] && topo.shape[d] > 2)
+      colours.push_back({d, -1});
+  }
+  if (colours.empty())
+    colours.push_back({0, 1});
+  plan.colours = static_cast<int64_t>(colours.size());
+  // Every colour's tree on the real shape: the directed link into each node
+  // from its parent, counted per colour. A ring of 2 has one link per
+  // neighbour pair and direction, whichever way a colour walks it.
+  int64_t nodes = topo.numNodes();
+  std::vector<int64_t> stride(dims, 1);
+  for (int64_t e = 1; e < dims; ++e)
+    stride[e] = stride[e - 1] * topo.shape[e - 1];
+  std::vector<int> load(static_cast<size_t>(nodes * dims * 2), 0);
+  plan.hotLink = nodes > 1 ? 0 : 1;
+  for (const Colour &colour : colours) {
+    for (int64_t node = 1; node < nodes; ++node) {
+      int64_t parentDim = -1, walk = 1;
+      for (int64_t j = 0; j < dims; ++j) {
+        int64_t e = (colour.d + j) % dims;
+        int64_t x = node / stride[e] % topo.shape[e];
+        if (x != 0) {
+          parentDim = e;
+          walk = topo.wrap[e] ? colour.s : 1;
+        }
+      }
+      int64_t n = topo.shape[parentDim];
+      int64_t x = node / stride[parentDim] % n;
+      int64_t parent = node + (((x - walk) % n + n) % n - x) * stride[parentDim];
+      int64_t dir = n == 2 ? 0 : (walk > 0 ? 0 : 1);
+      int &l = load[static_cast<size_t>((parent * dims + parentDim) * 2 + dir)];
+      plan.hotLink = std::max<int64_t>(plan.hotLink, ++l);
+    }
+  }
+  // The lowering's chunk, over the largest piece.
+  plan.pieceBytes = (std::max<int64_t>(bytes, 0) + plan.colours - 1) / plan.colours;
+  int64_t depth = 1;
+  for (int64_t e = 0; e < dims; ++e)
+    depth += topo.shape[e] - 1;
+  plan.depth = depth;
+  int64_t alphaOverBeta = std::max<int64_t>(
+      1, static_cast<int64_t>(std::llround(topo.network.alphaUs * 1e6)) /
+             std::max<int64_t>(1, static_cast<int64_t>(
+                                      std::llround(topo.network.betaNsPerByte * 1e3))));
+  constexpr int64_t kFillWeight = 4; // LowerMultiColour.cpp's
+  plan.chunkBytes = std::max<int64_t>(
+      256, static_cast<int64_t>(std::sqrt(static_cast<double>(
+               alphaOverBeta * plan.pieceBytes / (depth * kFillWeight)))));
+  return plan;
+}
+
+double collc::multiColourBcastUs(const TopologySpec &topo, int64_t bytes) {
+  const NetworkParams &net = topo.network;
+  MultiColourPlan plan = multiColourPlan(topo, bytes);
+  double piece = static_cast<double>(plan.pieceBytes);
+  double chunk = static_cast<double>(std::min(plan.chunkBytes, std::max<int64_t>(plan.pieceBytes, 1)));
+  double chunks = std::ceil(piece / std::max(chunk, 1.0));
+  double c = static_cast<double>(plan.colours), rpn = static_cast<double>(topo.ranksPerNode);
+  double beta = betaUsOf(net), gamma = gammaUsOf(net), h = static_cast<double>(net.headerBytes);
+  // Fill: the first chunk down the deepest path of a tree (Σ (n_e − 1)
+  // network hops, sharing the root's lines with hot colours), then across
+  // the node.
+  double fill = static_cast<double>(std::max<int64_t>(0, plan.depth - 2)) *
+                (net.alphaUs + static_cast<double>(plan.hotLink) * (chunk + h) * beta);
+  if (topo.ranksPerNode > 1)
+    fill += net.shmLatencyUs + chunk * gamma;
+  // Drain, the slowest of three resources:
+  //   the hottest link, carrying the pieces of hotLink colours;
+  //   a handler's receives: every chunk of its ⌈C/R⌉ colours, one message
+  //   (α) each (the node's other ranks take theirs from the arena);
+  //   a rank's copies out of the arena: the whole message at γ.
+  double link = static_cast<double>(plan.hotLink) * chunks * (chunk + h) * beta;
+  double receives = std::ceil(c / rpn) * chunks * net.alphaUs;
+  double copies = topo.ranksPerNode > 1 ? c * piece * gamma : 0;
+  if (topo.numNodes() == 1)
+    return fill + copies + (rpn == 1 ? piece * gamma : 0); // no network, no receive
+  return fill + std::max({link, receives, copies});
+}

@@ -193,6 +193,18 @@ def CollLowerPipelinedChain : Pass<"coll-lower-pipelined-chain", "mlir::ModuleOp
   let dependentDialects = ["::collc::sched::SchedDialect"];
 }
 
+def CollLowerMultiColour : Pass<"coll-lower-multi-colour", "mlir::ModuleOp"> {
+  let summary = "lower bcast to one pipelined spanning tree per torus link direction";
+  let description = [{
+    The message cut into one piece per colour (a direction of a torus
+    dimension); each piece travels in chunks down its colour's rectangle
+    tree (a line, then planes, then the rest); each node's handler of the
+    colour receives the chunks into the node arena, where the node's other
+    ranks copy them out (LowerMultiColour.cpp).
+  }];
+  let dependentDialects = ["::collc::sched::SchedDialect"];
+}
+
 def SchedVerify : Pass<"sched-verify", "mlir::ModuleOp"> {
   let summary = "simulate every plan for all ranks and check its result";
   let description = [{

@@ -289,7 +289,8 @@ extern "C" {
   X(BINOMIAL, 13, "binomial")                                                 \
   X(RING, 14, "ring")                                                         \
   X(PIPELINED_CHAIN, 15, "pipelined-chain")                                   \
-  X(SLICE_RINGS, 16, "slice-rings")
+  X(SLICE_RINGS, 16, "slice-rings")                                           \
+  X(MULTI_COLOUR, 17, "multi-colour")
 
 typedef enum collrt_op {
 #define COLLRT_X_ENUM(NAME, ID, SPELLING) COLLRT_OP_##NAME = ID,

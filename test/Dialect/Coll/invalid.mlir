@@ -170,5 +170,5 @@ coll.bcast @bcast_c4_root {topology = #coll.topology<shape = [4], wrap = [true],
 
 // -----
 
-// expected-error @+1 {{'coll.bcast' op (C2) algorithm 'recursive-doubling' is not one of auto, binomial, pipelined-chain}}
+// expected-error @+1 {{'coll.bcast' op (C2) algorithm 'recursive-doubling' is not one of auto, binomial, pipelined-chain, multi-colour}}
 coll.bcast @bcast_c2 {topology = #coll.topology<shape = [4], wrap = [true], ranks_per_node = 1, alpha_ps = 0, beta_ps = 0, gamma_ps = 0>, algorithm = #coll.algorithm<"recursive-doubling">}
