@@ -95,6 +95,28 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
   return b.mul(b.floordiv(nodes, n), b.mul(h, b.sub(h, b.c(1))));
 }
 
+/// Transit slots per direction of a stage over a line of n, in units of Q
+/// items: a rank c receives a forward piece of `ahead` distances at each of
+/// its `behind` steps (ahead + behind = n − 1), c·(n − 1 − c) at most
+/// ⌊(n − 1)/2⌋·⌈(n − 1)/2⌉ (the middle rank's), which every rank reserves.
+Value lineSlotsPerDirection(ScheduleBuilder &b, Value n) {
+  Value hops = b.max(b.sub(n, b.c(1)), b.c(0));
+  return b.mul(b.floordiv(hops, b.c(2)), b.ceildiv(hops, b.c(2)));
+}
+
+/// Transit items of one stage over dimension extent n, both directions: a
+/// ring's (transitItemsOf), or with `ring` null-or-false a line's, 2·Q·
+/// lineSlotsPerDirection. `ring` is null when every dimension wraps (the
+/// plan of a torus holds no line arithmetic).
+Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n, Value ring) {
+  Value ringItems = transitItemsOf(b, nodes, n);
+  if (!ring)
+    return ringItems;
+  Value lineItems =
+      b.mul(b.mul(b.c(2), b.floordiv(nodes, n)), lineSlotsPerDirection(b, n));
+  return b.select(ring, ringItems, lineItems);
+}
+
 /// Every part's stages, written once: the program loops over the parts (a
 /// phase loop, one FIFO each) and, inside a part's phase, over its stages.
 /// What depends on the part or the stage (the dimension a stage crosses,
@@ -108,10 +130,12 @@ Value transitItemsOf(ScheduleBuilder &b, Value nodes, Value n) {
 /// dimension E_i = orders[part][i]; a stage k crosses E_k.
 class PartLowering {
 public:
-  PartLowering(ScheduleBuilder &b, ArrayRef<SmallVector<int64_t, 3>> orders, Value part,
-               Value partLo, Value partLen, Value waves, Value base)
+  PartLowering(ScheduleBuilder &b, ArrayRef<SmallVector<int64_t, 3>> orders,
+               ArrayRef<bool> wrap, Value part, Value partLo, Value partLen, Value waves,
+               Value base)
       : b(b), orders(orders.begin(), orders.end()), part(part), partLo(partLo),
         partLen(partLen), waves(waves), base(base) {
+    hasLines = llvm::is_contained(wrap, false);
     ndims = static_cast<int64_t>(orders.front().size());
     zero = b.c(0);
     one = b.c(1);
@@ -128,17 +152,20 @@ public:
     p = b.nodes(ndims);
     // By position, for this part.
     for (int64_t i = 0; i < ndims; ++i) {
-      SmallVector<Value> dims, extents, coords, strides;
+      SmallVector<Value> dims, extents, coords, strides, rings;
       for (ArrayRef<int64_t> order : orders) {
         dims.push_back(b.c(order[i]));
         extents.push_back(n[order[i]]);
         coords.push_back(c[order[i]]);
         strides.push_back(stride[order[i]]);
+        rings.push_back(b.c(wrap[order[i]] ? 1 : 0));
       }
       dimAt.push_back(b.pick(part, dims));
       nAt.push_back(b.pick(part, extents));
       cAt.push_back(b.pick(part, coords));
       strideAt.push_back(b.pick(part, strides));
+      if (hasLines)
+        ringAt.push_back(b.ne(b.pick(part, rings), zero));
     }
   }
 
@@ -164,6 +191,8 @@ public:
     stageN = b.pick(k, nAt);
     stageC = b.pick(k, cAt);
     stageStride = b.pick(k, strideAt);
+    if (hasLines)
+      stageRing = b.pick(k, ringAt);
     // per position, once a stage (not once an item): whether it is the
     // stage's, and the radix that skips it
     for (int64_t i = 0; i < ndims; ++i) {
@@ -179,7 +208,72 @@ private:
   Value ck() { return stageC; }
   Value q() { return b.floordiv(p, nk()); }
   Value h() { return b.floordiv(nk(), two); }
-  Value even() { return b.eq(b.mod(nk(), two), zero); }
+  /// An even ring's (a line has no ties: one way to every coordinate).
+  Value even() {
+    Value evenN = b.eq(b.mod(nk(), two), zero);
+    return hasLines ? b.logicalAnd(stageRing, evenN) : evenN;
+  }
+  /// The ring's value, or on a line the line's: the stage's dimension
+  /// decides at run time. A torus's plan holds the ring's alone (the
+  /// line's is not built).
+  Value either(function_ref<Value()> ring, function_ref<Value()> line) {
+    return hasLines ? b.select(stageRing, ring(), line()) : ring();
+  }
+  /// On a line, direction dir (0: +, 1: −) from this rank: the nodes ahead
+  /// of it (its destinations that way) and behind it (the sources whose
+  /// items pass through it that way).
+  Value ahead(Value dir) {
+    Value last = b.sub(nk(), one);
+    return b.select(b.eq(dir, zero), b.sub(last, ck()), ck());
+  }
+  Value behind(Value dir) {
+    Value last = b.sub(nk(), one);
+    return b.select(b.eq(dir, zero), ck(), b.sub(last, ck()));
+  }
+  /// Steps of the stage: a ring's h each way; a line's n − 1 (the chain
+  /// from one end to the other; each rank takes part in its own steps).
+  Value steps() {
+    return either([&] { return h(); }, [&] { return b.sub(nk(), one); });
+  }
+  /// The farthest distance this rank sends to, direction dir.
+  Value lastDistance(Value dir) {
+    return either([&] { return h(); }, [&] { return ahead(dir); });
+  }
+  /// Whether this rank sends at step t, direction dir: on a ring at every
+  /// step; on a line if it has a node ahead, at steps 1 .. behind + 1 (its
+  /// own items, then those of each source behind it, nearest first).
+  Value sendsAt(Value dir, Value t) {
+    return either([&] { return one; }, [&] {
+      return b.logicalAnd(b.ge(ahead(dir), one), b.le(t, b.add(behind(dir), one)));
+    });
+  }
+  /// Whether the message of step t carries items on beyond the neighbour.
+  Value sendsForward(Value dir, Value t) {
+    return either([&] { return b.lt(t, h()); }, [&] {
+      return b.logicalAnd(b.ge(ahead(dir), two), b.le(t, b.add(behind(dir), one)));
+    });
+  }
+  /// Items of that forward piece.
+  Value sentForwardItems(Value dir, Value t) {
+    return either([&] { return forwardCount(dir, t); },
+                  [&] { return b.mul(b.sub(ahead(dir), one), q()); });
+  }
+  /// Whether this rank receives at step t, direction dir (from the
+  /// neighbour behind): on a ring at every step; on a line at steps
+  /// 1 .. behind (from the source t behind it).
+  Value receivesAt(Value dir, Value t) {
+    return either([&] { return one; }, [&] { return b.le(t, behind(dir)); });
+  }
+  /// Whether that message has a forward piece, and its items.
+  Value receivesForward(Value dir, Value t) {
+    return either([&] { return b.lt(t, h()); }, [&] {
+      return b.logicalAnd(b.ge(ahead(dir), one), b.le(t, behind(dir)));
+    });
+  }
+  Value receivedForwardItems(Value dir, Value t) {
+    return either([&] { return forwardCount(dir, t); },
+                  [&] { return b.mul(ahead(dir), q()); });
+  }
   Value isLastStage() { return b.eq(k, b.c(ndims - 1)); }
   /// Items of one Out array: P.
   Value outBase(Value stage) { return b.add(base, b.mul(b.mul(stage, p), len)); }
@@ -187,18 +281,25 @@ private:
     Value at = b.mul(b.mul(b.c(ndims - 1), p), len);
     for (int64_t i = 0; i + 1 < ndims; ++i)
       at = b.add(at, b.select(b.lt(b.c(i), k),
-                              b.mul(transitItemsOf(b, p, nAt[i]), len), zero));
+                              b.mul(transitItemsOf(b, p, nAt[i],
+                                                   hasLines ? ringAt[i] : Value()),
+                                    len),
+                              zero));
     return b.add(base, at);
   }
   /// The slot of the forward piece received at step t (1-based) of this
-  /// stage, direction dir: slots of (h − t') items for t' < t, per direction.
+  /// stage, direction dir. A ring's: slots of (h − t') items for t' < t,
+  /// per direction. A line's: `ahead` distances a step, each direction's
+  /// slots after the reserve of the one before (lineSlotsPerDirection).
   Value transit(Value dir, Value t) {
     Value hk = h(), qk = q();
     Value tm = b.sub(t, one);
     Value before = b.sub(b.mul(tm, hk), b.floordiv(b.mul(tm, t), two));
     Value perDir = b.floordiv(b.mul(hk, b.sub(hk, one)), two);
-    return b.add(transitBase(),
-                 b.mul(b.mul(qk, b.add(b.mul(dir, perDir), before)), len));
+    Value slot = either([&] { return b.add(b.mul(dir, perDir), before); }, [&] {
+      return b.add(b.mul(dir, lineSlotsPerDirection(b, nk())), b.mul(tm, ahead(dir)));
+    });
+    return b.add(transitBase(), b.mul(b.mul(qk, slot), len));
   }
 
   /// Items of distance δ one way (an even ring's n/2: half the Q items each
@@ -409,13 +510,25 @@ private:
     }
   }
 
+  /// Opens a branch taken where `condition` holds (a condition that only
+  /// a line can make false: on a torus no branch is built).
+  void onlyIf(function_ref<Value()> condition) {
+    if (hasLines)
+      b.ifThen(condition());
+  }
+
+  /// A ring's steps t = 1 .. h, each direction: send to the neighbour ahead,
+  /// receive from the one behind. A line's steps t = 1 .. n − 1, each rank
+  /// in those of its own (sendsAt, receivesAt): direction + carries the
+  /// items of rank c and of the c ranks behind it, one source a step, so
+  /// the middle links carry the most.
   void emitStageMessages() {
     OpBuilder &builder = b.getBuilder();
     Value y = ck();
     OpBuilder::InsertionGuard guard(builder);
     Value n = nk();
-    sched::ForOp steps = b.forLoop(one, b.add(h(), one));
-    Value t = steps.getInductionVar();
+    sched::ForOp stepLoop = b.forLoop(one, b.add(steps(), one));
+    Value t = stepLoop.getInductionVar();
     sched::ForOp dirs = b.forLoop(zero, two);
     Value dir = dirs.getInductionVar();
     Value sigma = b.sub(one, b.mul(dir, two));
@@ -427,13 +540,14 @@ private:
     {
       OpBuilder::InsertionGuard branch(builder);
       b.ifThen(isFirst);
+      onlyIf([&] { return sendsAt(dir, t); });
       {
         OpBuilder::InsertionGuard inner(builder);
-        b.ifThen(b.lt(one, h()));
+        b.ifThen(sendsForward(dir, one));
         transfer<sched::SendOp>(std::nullopt, Value(), Value(), to, forwardTag, std::nullopt,
                                 stageEvent(k));
         afterReadyAndHandOff();
-        sched::ForOp dist = b.forLoop(two, b.add(h(), one));
+        sched::ForOp dist = b.forLoop(two, b.add(lastDistance(dir), one));
         Value delta = dist.getInductionVar();
         Value j = b.mod(b.add(b.add(y, n), b.mul(sigma, delta)), n);
         Value firstItem = first(dir, delta);
@@ -453,30 +567,35 @@ private:
     {
       OpBuilder::InsertionGuard branch(builder);
       b.ifThen(b.ne(t, one));
+      onlyIf([&] { return sendsAt(dir, t); });
       Value tm = b.sub(t, one);
       Value slot = transit(dir, tm);
       ScheduleBuilder::EventRef arrived = forwardEvent(tm);
       {
         OpBuilder::InsertionGuard inner(builder);
-        b.ifThen(b.lt(t, h()));
+        b.ifThen(sendsForward(dir, t));
         transfer<sched::SendOp>(Buffer::scratch, b.add(slot, b.mul(q(), len)),
-                                b.mul(forwardCount(dir, t), len), to, forwardTag, arrived,
+                                b.mul(sentForwardItems(dir, t), len), to, forwardTag, arrived,
                                 stageEvent(k));
       }
       transfer<sched::SendOp>(Buffer::scratch, slot, b.mul(count(dir, t), len), to,
                               terminalTag, arrived, stageEvent(k));
     }
     // Receives, all posted up front (from the second wave on, once the
-    // wave before is done with the scratch they write).
+    // wave before is done with the scratch they write). The origin is t
+    // nodes behind (on a ring, mod n; on a line the formula stays in range
+    // at the steps the rank receives).
+    onlyIf([&] { return receivesAt(dir, t); });
     Value origin = b.mod(b.sub(b.add(y, b.mul(n, h())), b.mul(sigma, t)), n);
     Value firstItem = first(dir, t);
     Value items = count(dir, t);
     ScheduleBuilder::EventRef wait = previousWave();
     {
       OpBuilder::InsertionGuard branch(builder);
-      b.ifThen(b.lt(t, h()));
-      transfer<sched::RecvOp>(Buffer::scratch, transit(dir, t), b.mul(forwardCount(dir, t), len),
-                              from, forwardTag, wait, forwardEvent(t));
+      b.ifThen(receivesForward(dir, t));
+      transfer<sched::RecvOp>(Buffer::scratch, transit(dir, t),
+                              b.mul(receivedForwardItems(dir, t), len), from, forwardTag, wait,
+                              forwardEvent(t));
     }
     {
       OpBuilder::InsertionGuard branch(builder);
@@ -497,23 +616,28 @@ private:
   Value part, partLo, partLen, waves, base;
   Value lo, len, wave, k; // of the wave and stage being emitted
   Value stageN, stageC, stageStride; // the stage's dimension, by position k
+  Value stageRing; // whether it wraps (only built when some dimension does not)
+  bool hasLines = false; // some dimension does not wrap
   SmallVector<Value, 3> atStage, stageRadix;
   Value zero, one, two, r, p;
   /// By position in this part's order: the dimension, its extent, this
   /// rank's coordinate and stride along it.
   SmallVector<Value, 3> dimAt, nAt, cAt, strideAt;
+  SmallVector<Value, 3> ringAt; // whether it wraps (when some dimension does not)
 };
 
 LogicalResult lowerDimRings(coll::AlltoallOp op, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
-  if (failed(dimrings::checkTopology(op, topology)))
+  if (failed(dimrings::checkTopology(op, topology, /*lines=*/true)))
     return failure();
   ArrayRef<int64_t> shape = topology.getShape();
+  ArrayRef<bool> wrap = topology.getWrap();
+  bool hasLines = llvm::is_contained(wrap, false);
   // decided by selection (lib/Algorithms/DimRings.cpp): what the model
   // priced is what runs
   int64_t depth = *op.getAlgorithm().getInt("fifo_depth");
   int64_t numParts = *op.getAlgorithm().getInt("parts");
-  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape, numParts).orders;
+  SmallVector<SmallVector<int64_t, 3>> orders = dimRingsOrders(shape, numParts, wrap).orders;
   int64_t parts = static_cast<int64_t>(orders.size());
   MLIRContext *ctx = op.getContext();
   SmallVector<sched::FifoAttr> fifos(parts,
@@ -529,7 +653,8 @@ LogicalResult lowerDimRings(coll::AlltoallOp op, OpBuilder &builder) {
   Value nodes = b.nodes(static_cast<int64_t>(shape.size()));
   Value items = b.mul(b.c(static_cast<int64_t>(shape.size()) - 1), nodes);
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    items = b.add(items, transitItemsOf(b, nodes, b.dim(d)));
+    items = b.add(items, transitItemsOf(b, nodes, b.dim(d),
+                                        hasLines ? b.c(wrap[d] ? 1 : 0) : Value()));
   // Waves: the `waves` option, or as few as keep the scratch within
   // kScratchBudgetBytes (one up to 8x8x8 at 4 KiB; 64 KiB blocks on 40x32x16
   // need about 130), at most one per byte of the block.
@@ -557,7 +682,7 @@ LogicalResult lowerDimRings(coll::AlltoallOp op, OpBuilder &builder) {
   Value part = loop.getInductionVar();
   Value lo = b.floordiv(b.mul(m, part), np);
   Value hi = b.floordiv(b.mul(m, b.add(part, b.c(1))), np);
-  PartLowering lowering(b, orders, part, lo, b.sub(hi, lo), waves, partsBefore(part));
+  PartLowering lowering(b, orders, wrap, part, lo, b.sub(hi, lo), waves, partsBefore(part));
   b.phase(dimrings::partsPhaseName(orders), 0, part);
   lowering.emit();
   return success();
