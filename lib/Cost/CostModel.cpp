@@ -564,18 +564,10 @@ double collc::dimRingsStageWork(int64_t n, bool ring) {
 }
 
 double collc::dimRingsChainWork(int64_t n, bool ring) {
-  if (!ring) {
-    // A line's step t carries on, from the node t − 1 from an end, the
-    // items of that end for the n − 1 − t nodes beyond the next, beside the
-    // distance it delivers; the next step waits for it. The end-to-end
-    // chain is n − 2 such pieces (the last step delivers only).
-    double work = 0;
-    for (int64_t t = 1; t + 1 < n; ++t) {
-      double forward = double(n - 1 - t);
-      work += forward + std::min(forward, 1.0);
-    }
-    return work * 8 / double(std::max<int64_t>(n, 1));
-  }
+  // A line's messages go straight to their nodes, all at once: nothing
+  // waits for a forward piece.
+  if (!ring)
+    return 0.0;
   // Step t < h of a ring of n = 2h (or 2h + 1) sends each neighbour the
   // items still to travel, h − t − 1/2 (h − t) distances' worth, beside the
   // one distance it delivers; the two flows share the link until the
@@ -731,33 +723,34 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   // a ring's links carry its flows both ways, and each way the other's acks
   double unitUs =
       p * static_cast<double>(bytes) / parts / 8 * betaUs(net) * (1 + net.reverseLoad);
-  // A stage on a ring of n: h = ⌊n/2⌋ steps, 2(2h − 1) messages received
-  // (4 a step, 2 in the tie's). On a line of n: n − 1 steps end to end; a
-  // middle rank receives a message from each of the n − 1 others and a
-  // forward piece from each of them but its two neighbours' far sides,
-  // 2(n − 1) in all (a line of 2: one).
+  // A stage on a ring of n: h = ⌊n/2⌋ steps of one hop, 2(2h − 1)
+  // messages received (4 a step, 2 in the tie's). On a line of n: one
+  // round of n − 1 messages, sent straight to their nodes (LowerDimRings.cpp,
+  // emitLineMessages), the farthest n − 1 hops away.
   auto ringAt = [&](size_t d) { return topo.wrap.empty() || topo.wrap[d]; };
-  auto stepsOf = [](int64_t n, bool ring) {
-    return static_cast<double>(ring ? n / 2 : std::max<int64_t>(n - 1, 0));
+  auto roundsOf = [](int64_t n, bool ring) {
+    return n < 2 ? 0.0 : ring ? static_cast<double>(n / 2) : 1.0;
+  };
+  auto hopsOf = [](int64_t n, bool ring) {
+    return n < 2 ? 0.0 : static_cast<double>(ring ? n / 2 : n - 1);
   };
   auto receivesOf = [&](int64_t n, bool ring) {
     if (n < 2)
       return 0.0;
-    if (!ring)
-      return n == 2 ? 1.0 : 2.0 * static_cast<double>(n - 1);
-    return 2 * (2 * stepsOf(n, ring) - 1);
+    return ring ? 2 * (2 * roundsOf(n, ring) - 1) : static_cast<double>(n - 1);
   };
-  double steps = 0, receives = 0;
+  double rounds = 0, hops = 0, receives = 0;
   for (size_t d = 0; d < topo.shape.size(); ++d) {
-    steps += stepsOf(topo.shape[d], ringAt(d));
+    rounds += roundsOf(topo.shape[d], ringAt(d));
+    hops += hopsOf(topo.shape[d], ringAt(d));
     receives += receivesOf(topo.shape[d], ringAt(d));
   }
-  // Long blocks: the links, and the ring steps on the critical path, each
-  // a message overhead each way and a hop (L).
-  double links = chosen.makespan * unitUs + steps * (2 * net.alphaUs + net.hopLatencyUs);
+  // Long blocks: the links, and the rounds on the critical path, each a
+  // message overhead each way, and their hops (L each).
+  double links = chosen.makespan * unitUs + rounds * 2 * net.alphaUs + hops * net.hopLatencyUs;
   // Every part's receives pass through the one rank: their overheads add
   // up and, for short blocks, outlast the links.
-  double overheads = parts * receives * net.alphaUs + steps * net.hopLatencyUs;
+  double overheads = parts * receives * net.alphaUs + hops * net.hopLatencyUs;
   // Short blocks: a stage is a chain of h ring steps, each waiting for the
   // forward piece of the step before: its receive overheads (the CPU is
   // shared by every part running at the moment), its
@@ -772,7 +765,7 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
       return 0.0;
     double link = dimRingsStageWork(n, ring) * unitUs;
     double chain = running * receivesOf(n, ring) * net.alphaUs +
-                   stepsOf(n, ring) * net.hopLatencyUs + dimRingsChainWork(n, ring) * unitUs;
+                   hopsOf(n, ring) * net.hopLatencyUs + dimRingsChainWork(n, ring) * unitUs;
     return std::max(link * sharing, chain);
   });
   return std::max({links, overheads, chains});

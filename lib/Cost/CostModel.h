@@ -302,7 +302,7 @@ double dimRingsVStageWork(int64_t n, int64_t ranks, bool spread);
 /// The alltoall's chain of forward pieces on a ring of n, in the same
 /// units: what a stage's last step waits for beyond overheads and hops
 /// (ring of 8: 7 of its 8 units).
-/// On a line, the chain from one end to the other (n − 2 forward pieces).
+/// A line forwards nothing: 0.
 double dimRingsChainWork(int64_t n, bool ring = true);
 /// `wrap` by dimension (empty: every dimension a ring); stageWork(n, ring).
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
@@ -349,6 +349,9 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
 /// ring one after the other. Headers are not counted; a ring's links carry
 /// its flows both ways, each way with the other's acks (× 1 + reverseLoad).
+/// A line of n (a dimension that does not wrap) is one round: its work the
+/// middle link's (dimRingsStageWork), n − 1 hops, n − 1 receives, no
+/// forward pieces.
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
 /// stage an exchange within the ring: the fluid makespan with
