@@ -10,7 +10,11 @@
 // stage over dimension d a rank sends every item whose destination differs
 // from it along d around its ring of n_d nodes, one hop per step, both ways
 // (distances 1 .. n/2 each the shorter way; an even ring's n/2 items half
-// each way), until it sits at the destination's coordinate along d.
+// each way), until it sits at the destination's coordinate along d. A
+// dimension that does not wrap is a line, whose stage sends each node of
+// the line its items directly (emitLineMessages); each stage takes the
+// ring's schedule or the line's by its dimension, so meshes and mixed
+// shapes run the same plan body.
 //
 // Why this reaches the bisection bound where a direct exchange cannot:
 //   * Only neighbours talk, so routing plays no part: no tie at half a ring
