@@ -2,8 +2,9 @@
 //
 // Every block cut into parts, at most one per torus dimension longer than
 // 1, each part crossing the dimensions in its own order as rings of
-// neighbours. The parts are the spec's or the count the model prices
-// cheapest (dimRingsParts). Lowering: lib/Passes/LowerDimRings.cpp
+// neighbours (the alltoall: lines where a dimension does not wrap). The
+// parts are the spec's or the count the model prices cheapest
+// (dimRingsParts). Lowering: lib/Passes/LowerDimRings.cpp
 // (alltoall) and LowerDimRingsV.cpp (alltoallv).
 //
 //===----------------------------------------------------------------------===//
@@ -23,8 +24,11 @@ std::optional<std::string> whyNotWeighed(const Spec &spec) {
     return std::string("it schedules one rank per torus node");
   if (topo.fabric != Fabric::Torus)
     return std::string("behind a switch there are no rings of neighbours");
-  if (!std::all_of(topo.wrap.begin(), topo.wrap.end(), [](bool w) { return w; }))
-    return std::string("a dimension does not wrap: it needs rings");
+  // A dimension that does not wrap is a line: the alltoall's stage there
+  // exchanges along it both ways (LowerDimRings.cpp); the alltoallv's
+  // lowering schedules rings only.
+  if (isV(spec) && !std::all_of(topo.wrap.begin(), topo.wrap.end(), [](bool w) { return w; }))
+    return std::string("a dimension does not wrap: the alltoallv runs rings only");
   if (topo.routing != Routing::DimensionOrder)
     // adaptive routing balances the links itself: the direct exchange
     // reaches the bound without forwarding every byte through memory

@@ -551,13 +551,23 @@ double collc::balancedAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
          windowStallUs(topo, bytes, p - 1, static_cast<double>(fifoDepth));
 }
 
-double collc::dimRingsStageWork(int64_t n) {
+double collc::dimRingsStageWork(int64_t n, bool ring) {
+  if (!ring) {
+    // A line's middle link carries, each way, the items of the ⌊n/2⌋ nodes
+    // on one side for the ⌈n/2⌉ on the other: that many distances of 8/n
+    // units (a line of 2: 4, as a ring of 2).
+    return n > 1 ? 8.0 * double(n / 2) * double((n + 1) / 2) / double(n) : 0.0;
+  }
   // A ring of 2 is all tie: the router sends both halves the same way, so
   // its one loaded link carries D/2 = 4 units.
   return n == 2 ? 4.0 : n > 1 ? double(n) : 0.0;
 }
 
-double collc::dimRingsChainWork(int64_t n) {
+double collc::dimRingsChainWork(int64_t n, bool ring) {
+  // A line's messages go straight to their nodes, all at once: nothing
+  // waits for a forward piece.
+  if (!ring)
+    return 0.0;
   // Step t < h of a ring of n = 2h (or 2h + 1) sends each neighbour the
   // items still to travel, h − t − 1/2 (h − t) distances' worth, beside the
   // one distance it delivers; the two flows share the link until the
@@ -591,13 +601,13 @@ double collc::dimRingsVStageWork(int64_t n, int64_t ranks, bool spread) {
 }
 
 double collc::dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
-                               llvm::ArrayRef<int64_t> shape,
-                               llvm::function_ref<double(int64_t)> stageWork) {
-  // Work of a stage: its ring's per-link load, n_d in units of D/8 (a ring
-  // of 1 has none; stageWork). Parts in the same dimension share its links
-  // equally.
+                               llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<bool> wrap,
+                               llvm::function_ref<double(int64_t, bool)> stageWork) {
+  // Work of a stage: its ring's (or line's) busiest link's load, n_d in
+  // units of D/8 on a ring (a ring of 1 has none; stageWork). Parts in the
+  // same dimension share its links equally.
   return dimRingsStages(orders, shape, [&](int64_t d, int sharing, int) {
-    return stageWork(shape[d]) * sharing;
+    return stageWork(shape[d], wrap.empty() || wrap[d]) * sharing;
   });
 }
 
@@ -661,7 +671,8 @@ double collc::dimRingsStages(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> order
   }
 }
 
-collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts) {
+collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts,
+                                            llvm::ArrayRef<bool> wrap) {
   llvm::SmallVector<int64_t, 3> active, idle;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
     (shape[d] > 1 ? active : idle).push_back(d);
@@ -685,7 +696,7 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64
   for (;;) {
     for (size_t p = 0; p < np; ++p)
       trial[p] = perms[pick[p]];
-    double t = dimRingsMakespan(trial, shape);
+    double t = dimRingsMakespan(trial, shape, wrap);
     if (t < best.makespan - 1e-9)
       best = {trial, t};
     size_t p = 0;
@@ -706,27 +717,40 @@ collc::DimRingsOrders collc::dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64
 
 double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t numParts) {
   const NetworkParams &net = topo.network;
-  DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts);
+  DimRingsOrders chosen = dimRingsOrders(topo.shape, numParts, topo.wrap);
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
   // a ring's links carry its flows both ways, and each way the other's acks
   double unitUs =
       p * static_cast<double>(bytes) / parts / 8 * betaUs(net) * (1 + net.reverseLoad);
-  // A stage on a ring of n: h = ⌊n/2⌋ steps, 2(2h − 1) messages received
-  // (4 a step, 2 in the tie's).
-  auto stepsOf = [](int64_t n) { return static_cast<double>(n / 2); };
-  auto receivesOf = [&](int64_t n) { return n > 1 ? 2 * (2 * stepsOf(n) - 1) : 0.0; };
-  double steps = 0, receives = 0;
-  for (int64_t n : topo.shape) {
-    steps += stepsOf(n);
-    receives += receivesOf(n);
+  // A stage on a ring of n: h = ⌊n/2⌋ steps of one hop, 2(2h − 1)
+  // messages received (4 a step, 2 in the tie's). On a line of n: one
+  // round of n − 1 messages, sent straight to their nodes (LowerDimRings.cpp,
+  // emitLineMessages), the farthest n − 1 hops away.
+  auto ringAt = [&](size_t d) { return topo.wrap.empty() || topo.wrap[d]; };
+  auto roundsOf = [](int64_t n, bool ring) {
+    return n < 2 ? 0.0 : ring ? static_cast<double>(n / 2) : 1.0;
+  };
+  auto hopsOf = [](int64_t n, bool ring) {
+    return n < 2 ? 0.0 : static_cast<double>(ring ? n / 2 : n - 1);
+  };
+  auto receivesOf = [&](int64_t n, bool ring) {
+    if (n < 2)
+      return 0.0;
+    return ring ? 2 * (2 * roundsOf(n, ring) - 1) : static_cast<double>(n - 1);
+  };
+  double rounds = 0, hops = 0, receives = 0;
+  for (size_t d = 0; d < topo.shape.size(); ++d) {
+    rounds += roundsOf(topo.shape[d], ringAt(d));
+    hops += hopsOf(topo.shape[d], ringAt(d));
+    receives += receivesOf(topo.shape[d], ringAt(d));
   }
-  // Long blocks: the links, and the ring steps on the critical path, each
-  // a message overhead each way and a hop (L).
-  double links = chosen.makespan * unitUs + steps * (2 * net.alphaUs + net.hopLatencyUs);
+  // Long blocks: the links, and the rounds on the critical path, each a
+  // message overhead each way, and their hops (L each).
+  double links = chosen.makespan * unitUs + rounds * 2 * net.alphaUs + hops * net.hopLatencyUs;
   // Every part's receives pass through the one rank: their overheads add
   // up and, for short blocks, outlast the links.
-  double overheads = parts * receives * net.alphaUs + steps * net.hopLatencyUs;
+  double overheads = parts * receives * net.alphaUs + hops * net.hopLatencyUs;
   // Short blocks: a stage is a chain of h ring steps, each waiting for the
   // forward piece of the step before: its receive overheads (the CPU is
   // shared by every part running at the moment), its
@@ -736,11 +760,12 @@ double collc::dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_
   double chains = dimRingsStages(chosen.orders, topo.shape, [&](int64_t d, int sharing,
                                                                 int running) {
     int64_t n = topo.shape[d];
+    bool ring = ringAt(static_cast<size_t>(d));
     if (n < 2)
       return 0.0;
-    double link = dimRingsStageWork(n) * unitUs;
-    double chain = running * receivesOf(n) * net.alphaUs + stepsOf(n) * net.hopLatencyUs +
-                   dimRingsChainWork(n) * unitUs;
+    double link = dimRingsStageWork(n, ring) * unitUs;
+    double chain = running * receivesOf(n, ring) * net.alphaUs +
+                   hopsOf(n, ring) * net.hopLatencyUs + dimRingsChainWork(n, ring) * unitUs;
     return std::max(link * sharing, chain);
   });
   return std::max({links, overheads, chains});
@@ -757,10 +782,12 @@ double collc::dimRingsAlltoallvUs(const TopologySpec &topo, int64_t bytes, bool 
   // for the ring: a rank's next stage starts when its own messages are in,
   // and its own load is the mean's.
   bool spread = !evenCounts && chosen.orders.size() > 1;
-  auto stageWork = [&](int64_t n) { return dimRingsVStageWork(n, topo.numRanks(), spread); };
+  auto stageWork = [&](int64_t n, bool) {
+    return dimRingsVStageWork(n, topo.numRanks(), spread);
+  };
   double parts = static_cast<double>(chosen.orders.size());
   double p = static_cast<double>(topo.numRanks());
-  double makespan = dimRingsMakespan(chosen.orders, topo.shape, stageWork);
+  double makespan = dimRingsMakespan(chosen.orders, topo.shape, {}, stageWork);
   double receives = 0, critical = 0;
   for (int64_t n : topo.shape) {
     if (n <= 1)

@@ -295,15 +295,19 @@ double plannedAlltoallvUs(const TopologySpec &topo, int64_t bytes, const NicLoad
 /// alltoall's neighbour rings (dimRingsStageWork), the alltoallv's ring
 /// exchanges with their detoured ties, and with `spread` (uneven counts on
 /// `ranks` ranks) their most loaded links (dimRingsVStageWork).
-double dimRingsStageWork(int64_t n);
+/// On a line (`ring` false) the work is its middle link's load in the same
+/// units: ⌊n/2⌋·⌈n/2⌉ distances of 8/n.
+double dimRingsStageWork(int64_t n, bool ring = true);
 double dimRingsVStageWork(int64_t n, int64_t ranks, bool spread);
 /// The alltoall's chain of forward pieces on a ring of n, in the same
 /// units: what a stage's last step waits for beyond overheads and hops
 /// (ring of 8: 7 of its 8 units).
-double dimRingsChainWork(int64_t n);
+/// A line forwards nothing: 0.
+double dimRingsChainWork(int64_t n, bool ring = true);
+/// `wrap` by dimension (empty: every dimension a ring); stageWork(n, ring).
 double dimRingsMakespan(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders,
-                        llvm::ArrayRef<int64_t> shape,
-                        llvm::function_ref<double(int64_t)> stageWork = dimRingsStageWork);
+                        llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<bool> wrap = {},
+                        llvm::function_ref<double(int64_t, bool)> stageWork = dimRingsStageWork);
 /// The stages' schedule under the lowering's hand-off, in any unit: a
 /// part's stage on dimension d takes stageTime(d, sharing, running) at the
 /// rates of the moment (`sharing` parts on d, `running` in all); returns
@@ -315,7 +319,8 @@ struct DimRingsOrders {
   llvm::SmallVector<llvm::SmallVector<int64_t, 3>> orders;
   double makespan = 0; // of these orders, in units of one part's D/8
 };
-DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts = 0);
+DimRingsOrders dimRingsOrders(llvm::ArrayRef<int64_t> shape, int64_t parts = 0,
+                              llvm::ArrayRef<bool> wrap = {});
 /// The parts dim-rings cuts a block into at `bytes` (alltoallv: the mean
 /// block, its counts even or not): the count the model prices cheapest if
 /// that is at least 5% below the most parts' price (the model's
@@ -344,6 +349,9 @@ int64_t dimRingsParts(const TopologySpec &topo, int64_t bytes, bool alltoallv,
 /// Short blocks are chain-bound: the hand-off makes the parts cross a long
 /// ring one after the other. Headers are not counted; a ring's links carry
 /// its flows both ways, each way with the other's acks (× 1 + reverseLoad).
+/// A line of n (a dimension that does not wrap) is one round: its work the
+/// middle link's (dimRingsStageWork), n − 1 hops, n − 1 receives, no
+/// forward pieces.
 double dimRingsAlltoallUs(const TopologySpec &topo, int64_t bytes, int64_t parts);
 /// dim-rings alltoallv (LowerDimRingsV.cpp): the same parts and orders, each
 /// stage an exchange within the ring: the fluid makespan with

@@ -18,9 +18,11 @@
 
 namespace collc::dimrings {
 
-/// One rank per node on a torus (every dimension wrapped), or an error
-/// naming the op, what is wrong and what to use instead.
-mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology);
+/// One rank per node on a torus, each dimension wrapped unless `lines`
+/// (the alltoall runs a line's stage too; the alltoallv rings only), or an
+/// error naming the op, what is wrong and what to use instead.
+mlir::LogicalResult checkTopology(mlir::Operation *op, coll::TopologyAttr topology,
+                                  bool lines);
 
 /// The phase loop's name: every part's order, e.g. "parts: z x y | y z x".
 std::string partsPhaseName(llvm::ArrayRef<llvm::SmallVector<int64_t, 3>> orders);

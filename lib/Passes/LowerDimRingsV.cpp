@@ -424,7 +424,7 @@ private:
 
 LogicalResult lowerDimRingsV(coll::AlltoallvOp op, OpBuilder &builder) {
   coll::TopologyAttr topology = op.getTopology();
-  if (failed(dimrings::checkTopology(op, topology)))
+  if (failed(dimrings::checkTopology(op, topology, /*lines=*/false)))
     return failure();
   // decided by selection, as in lowerDimRings
   int64_t depth = *op.getAlgorithm().getInt("fifo_depth");

@@ -54,10 +54,56 @@ coll.alltoall @alltoall_one_part {topology = #coll.topology<shape = [4, 2], wrap
 
 // -----
 
-// Rings need every dimension wrapped, and one rank per node.
-// expected-error @+2 {{the dim-rings alltoall needs a torus (every dimension wrapped); dimension 1 does not wrap (use algorithm: direct or balanced)}}
-// expected-error @+1 {{failed to legalize operation}}
-coll.alltoall @mesh {topology = #coll.topology<shape = [3, 2], wrap = [true, false], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings">, min_bytes = 4096 : i64}
+// A dimension that does not wrap is a line: the stage over it sends each
+// other node of the line its items directly, one message each, routed
+// through the nodes between (no forward pieces: a line has no ties to
+// avoid). Each stage takes the ring's branch or the line's as its
+// dimension says at run time; here x is a ring of 3, y a line of 2.
+// CHECK-LABEL: sched.plan @mesh
+// CHECK-SAME: wrap = [true, false]
+// CHECK: sched.phase "parts: x y"
+// CHECK: %[[RING:[a-z0-9_]+]] = sched.ne %[[WRAPS:[a-z0-9_]+]], %{{[a-z0-9_]+}}
+// CHECK-NEXT: sched.if %[[RING]] {
+// CHECK: sched.send scratch[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}] to %{{[a-z0-9_]+}} tag %{{[a-z0-9_]+}} wait @forward[
+// CHECK: %[[LINE:[a-z0-9_]+]] = sched.eq %[[WRAPS]], %{{[a-z0-9_]+}}
+// CHECK-NEXT: sched.if %[[LINE]] {
+// Steps t = 1 .. n − 1, each way: to the node t ahead if there is one,
+// from the node t behind if there is one.
+// CHECK-NEXT: sched.for %[[T:[a-z0-9_]+]] = %{{[a-z0-9_]+}} to %[[N:[a-z0-9_]+]] {
+// CHECK-NEXT: sched.for %{{[a-z0-9_]+}} = %{{[a-z0-9_]+}} to %{{[a-z0-9_]+}} {
+// CHECK: %[[DELTA:[a-z0-9_]+]] = sched.mul %{{[a-z0-9_]+}}, %[[T]]
+// CHECK: %[[TO:[a-z0-9_]+]] = sched.add %[[C:[a-z0-9_]+]], %[[DELTA]]
+// CHECK-NEXT: sched.lt %[[TO]], %[[N]]
+// CHECK-NEXT: sched.ge %[[TO]], %{{[a-z0-9_]+}}
+// CHECK: sched.send to %{{[a-z0-9_]+}} tag %[[TAG:[a-z0-9_]+]] signal @stage[
+// CHECK-NOT: @forward
+// CHECK: sched.after @stage[
+// CHECK-NOT: @forward
+// CHECK: %[[FROM:[a-z0-9_]+]] = sched.sub %[[C]], %[[DELTA]]
+// CHECK-NOT: @forward
+// CHECK: sched.recv scratch[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}] from %[[SRC:[a-z0-9_]+]] tag %[[TAG]] wait @stage[{{.*}}] signal @stage[
+// CHECK-NOT: @forward
+// CHECK: sched.recv from %[[SRC]] tag %[[TAG]] wait @stage[{{.*}}] signal @stage[
+coll.alltoall @mesh {topology = #coll.topology<shape = [3, 2], wrap = [true, false], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings", {parts = 1 : i64}>, min_bytes = 4096 : i64}
+
+// -----
+
+// Lines only (a 2x4 mesh, two parts) and a line of 8: sched-verify
+// simulates every rank of each.
+// CHECK-LABEL: sched.plan @mesh_2x4
+// CHECK-SAME: wrap = [false, false]
+// CHECK: sched.phase "parts: y x | x y"
+coll.alltoall @mesh_2x4 {topology = #coll.topology<shape = [2, 4], wrap = [false, false], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings", {parts = 2 : i64}>, min_bytes = 4096 : i64}
+
+// -----
+
+// CHECK-LABEL: sched.plan @line_8
+// CHECK-SAME: wrap = [false]
+coll.alltoall @line_8 {topology = #coll.topology<shape = [8], wrap = [false], ranks_per_node = 1, alpha_ps = 1700000, beta_ps = 6480, gamma_ps = 1600>, algorithm = #coll.algorithm<"dim-rings">, min_bytes = 4096 : i64}
+
+// -----
+
+// One rank per node.
 
 // -----
 
