@@ -537,6 +537,22 @@ double ringAllreduceUs(const TopologySpec &topo, int64_t bytes);
 ///   receive's start-up for each of a part's K = Σ 2(n_k − 1) steps.
 double sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes);
 
+/// The pipelined broadcasts' chunk rule, which their lowerings
+/// (LowerPipelinedChain.cpp, LowerMultiColour.cpp) compute at bind time and
+/// their estimates reproduce: B = max(kMinChunkBytes, √(α/β·L / (H·w))) for
+/// a piece of L bytes down H hops with the fill weighted w. Below 256 B the
+/// start-ups dominate whatever the depth (and the verifier's 1000-byte
+/// messages still travel in several chunks).
+constexpr int64_t kMinChunkBytes = 256;
+/// multi-colour's fill weight (LowerMultiColour.cpp says why 4); the chain's is 1.
+constexpr int64_t kMultiColourFillWeight = 4;
+/// α/β in bytes as a plan folds it from its topology: alpha_ps / beta_ps,
+/// at least 1.
+int64_t alphaOverBetaBytes(int64_t alphaPs, int64_t betaPs);
+/// The same from the spec's network, rounded to picoseconds as the coll
+/// dialect's topology attribute is (SpecToColl.cpp).
+int64_t alphaOverBetaBytes(const NetworkParams &net);
+
 /// The chunk of the pipelined chain for an m-byte message over P ranks:
 /// max(256 B, √(α·m / (β·(P − 2)))), as the lowering computes it at bind.
 int64_t chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes);

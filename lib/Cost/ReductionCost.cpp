@@ -179,13 +179,19 @@ double collc::sliceRingsAllreduceUs(const TopologySpec &topo, int64_t bytes) {
   return std::max(busy, local / parts + network) + sync;
 }
 
+int64_t collc::alphaOverBetaBytes(int64_t alphaPs, int64_t betaPs) {
+  return std::max<int64_t>(1, alphaPs / std::max<int64_t>(1, betaPs));
+}
+
+int64_t collc::alphaOverBetaBytes(const NetworkParams &net) {
+  return alphaOverBetaBytes(std::llround(net.alphaUs * 1e6), std::llround(net.betaNsPerByte * 1e3));
+}
+
 int64_t collc::chainChunkBytes(const NetworkParams &net, int64_t ranks, int64_t bytes) {
-  constexpr int64_t kMinChunkBytes = 256; // LowerPipelinedChain.cpp's
-  // the lowering's integer α/β (ps over ps)
-  double alphaOverBeta = std::max(1.0, std::floor(net.alphaUs * 1e3 / net.betaNsPerByte));
   double hops = static_cast<double>(std::max<int64_t>(1, ranks - 2));
-  return std::max<int64_t>(kMinChunkBytes, static_cast<int64_t>(std::sqrt(
-                                               alphaOverBeta * static_cast<double>(bytes) / hops)));
+  return std::max<int64_t>(
+      kMinChunkBytes, static_cast<int64_t>(std::sqrt(
+                          static_cast<double>(alphaOverBetaBytes(net)) * static_cast<double>(bytes) / hops)));
 }
 
 double collc::pipelinedChainBcastUs(const TopologySpec &topo, int64_t bytes) {
@@ -250,14 +256,10 @@ MultiColourPlan collc::multiColourPlan(const TopologySpec &topo, int64_t bytes) 
   for (int64_t e = 0; e < dims; ++e)
     depth += topo.shape[e] - 1;
   plan.depth = depth;
-  int64_t alphaOverBeta = std::max<int64_t>(
-      1, static_cast<int64_t>(std::llround(topo.network.alphaUs * 1e6)) /
-             std::max<int64_t>(1, static_cast<int64_t>(
-                                      std::llround(topo.network.betaNsPerByte * 1e3))));
-  constexpr int64_t kFillWeight = 4; // LowerMultiColour.cpp's
   plan.chunkBytes = std::max<int64_t>(
-      256, static_cast<int64_t>(std::sqrt(static_cast<double>(
-               alphaOverBeta * plan.pieceBytes / (depth * kFillWeight)))));
+      kMinChunkBytes,
+      static_cast<int64_t>(std::sqrt(static_cast<double>(
+          alphaOverBetaBytes(topo.network) * plan.pieceBytes / (depth * kMultiColourFillWeight)))));
   return plan;
 }
 

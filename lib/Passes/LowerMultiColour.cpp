@@ -45,6 +45,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Cost/CostModel.h"
 #include "lib/Passes/CollLowering.h"
 #include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
@@ -61,16 +62,14 @@ using sched::CountArray;
 
 namespace {
 
-/// LowerPipelinedChain.cpp's smallest chunk, for the same reason.
-constexpr int64_t kMinChunkBytes = 256;
-/// The chunk balances the start-ups of ⌈L/B⌉ chunks against the fill of H
-/// hops as the chain's does, with a hop of the fill weighted 4: on the
-/// root's lines a chunk shares its link with up to 3 colours and each hop
-/// pays the receive's overhead too. Measured under SMPI on the BG/P-like
-/// 4x4x4 torus of 4-rank nodes at 1 MiB: weight 1 (B = 4.6 KB) 2158 us,
-/// 4 (B = 2.3 KB) 1841 us, 16 (B = 1.1 KB) 1933 us, the chain's formula
-/// over the whole message (B = 11 KB) 3013 us.
-constexpr int64_t kFillWeight = 4;
+// The chunk (kMinChunkBytes, kMultiColourFillWeight: lib/Cost/CostModel.h)
+// balances the start-ups of ⌈L/B⌉ chunks against the fill of H hops as the
+// chain's does, with a hop of the fill weighted 4: on the
+// root's lines a chunk shares its link with up to 3 colours and each hop
+// pays the receive's overhead too. Measured under SMPI on the BG/P-like
+// 4x4x4 torus of 4-rank nodes at 1 MiB: weight 1 (B = 4.6 KB) 2158 us,
+// 4 (B = 2.3 KB) 1841 us, 16 (B = 1.1 KB) 1933 us, the chain's formula
+// over the whole message (B = 11 KB) 3013 us.
 
 /// The per-colour event names (a plan has at most 16 events; 6 colours):
 /// a chunk is in the handler's buffer (arrived), or another rank of the
@@ -132,8 +131,7 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
   Value hops = one;
   for (int64_t e = 0; e < dims; ++e)
     hops = b.add(hops, b.sub(extent[e], one));
-  int64_t alphaOverBeta =
-      std::max<int64_t>(1, topology.getAlphaPs() / std::max<int64_t>(1, topology.getBetaPs()));
+  int64_t alphaOverBeta = alphaOverBetaBytes(topology.getAlphaPs(), topology.getBetaPs());
 
   // Every colour's piece, chunk and chunk count, and (R > 1) its first
   // counter of the arena: counter base_k + c says chunk c of colour k is in.
@@ -146,7 +144,7 @@ LogicalResult lowerMultiColour(coll::BcastOp op, OpBuilder &builder) {
     Value piece = b.sub(b.floordiv(b.mul(n, before), colours), begin);
     Value chunk = b.max(b.c(kMinChunkBytes),
                         b.isqrt(b.floordiv(b.mul(b.c(alphaOverBeta), piece),
-                                           b.mul(hops, b.c(kFillWeight)))));
+                                           b.mul(hops, b.c(kMultiColourFillWeight)))));
     begins.push_back(begin);
     pieces.push_back(piece);
     chunks.push_back(chunk);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "collc/Dialect/Coll/CollOps.h"
+#include "lib/Cost/CostModel.h"
 #include "lib/Passes/CollLowering.h"
 #include "collc/Passes/Passes.h"
 #include "lib/Passes/ScheduleBuilder.h"
@@ -28,10 +29,6 @@ using sched::CountArray;
 
 namespace {
 
-/// The smallest chunk: below it the start-ups dominate whatever the depth
-/// (and the verifier's 1000-byte messages still travel in several chunks).
-constexpr int64_t kMinChunkBytes = 256;
-
 LogicalResult lowerPipelinedChain(coll::BcastOp op, OpBuilder &builder) {
   int64_t depth = *op.getAlgorithm().getInt("fifo_depth"); // decided by selection
   auto fifo = pipelineFifo(op.getContext(), depth);
@@ -41,8 +38,7 @@ LogicalResult lowerPipelinedChain(coll::BcastOp op, OpBuilder &builder) {
   Value r = b.rank(), p = b.size(), zero = b.c(0), one = b.c(1);
   Value n = b.count(CountArray::recvcount, r);
   coll::TopologyAttr topology = op.getTopology();
-  int64_t alphaOverBeta =
-      std::max<int64_t>(1, topology.getAlphaPs() / std::max<int64_t>(1, topology.getBetaPs()));
+  int64_t alphaOverBeta = alphaOverBetaBytes(topology.getAlphaPs(), topology.getBetaPs());
   Value hops = b.max(one, b.sub(p, b.c(2)));
   Value chunk = b.max(b.c(kMinChunkBytes),
                       b.isqrt(b.floordiv(b.mul(b.c(alphaOverBeta), n), hops)));

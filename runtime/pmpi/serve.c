@@ -157,10 +157,8 @@ static int serve_uniform(pmpi_call_t *call, pmpi_cache_t *cache, int *out_fallba
     fall_back(call, cache, PMPI_R_NO_MATCH, 0, msg);
     return MPI_SUCCESS;
   }
-  /* a bcast plan runs relabeled for another root, unless its node arena
-   * ties its ranks to their nodes (collrt_bind_bcast) */
-  if (call->key.op == COLLRT_OP_BCAST && call->root != 0 &&
-      collrt_plan_has_arena(g_pmpi.plans.plans[idx].plan)) {
+  if (call->key.op == COLLRT_OP_BCAST &&
+      !collrt_bcast_takes_root(g_pmpi.plans.plans[idx].plan, call->root)) {
     snprintf(msg, sizeof msg, "root %d: plan %s shares a node arena among its nodes' ranks, so it broadcasts from rank 0 only",
              call->root, g_pmpi.plans.plans[idx].path);
     fall_back(call, cache, PMPI_R_ROOT, 0, msg);

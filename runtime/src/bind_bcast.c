@@ -35,6 +35,12 @@ static int writes_root_buffer(const collrt_steps_t *ss, const collrt_step_t *s) 
   return 0;
 }
 
+int collrt_bcast_takes_root(const collrt_plan_t *plan, int root) {
+  /* the relabeling moves ranks between nodes, and a node's ranks share the
+   * arena's counters as the plan's node of ranks */
+  return root == 0 || !collrt_plan_has_arena(plan);
+}
+
 collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
                                   int count, MPI_Datatype type, int root, unsigned flags,
                                   collrt_coll_t **out, collrt_diag_t *diag) {
@@ -50,9 +56,7 @@ collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void
     collrt_diag_set(diag, "collrt_bind_bcast: root %d is not a rank of the communicator's %d", root,
                     size);
     st = COLLRT_ERR_ARG;
-  } else if (root != 0 && plan && collrt_plan_has_arena(plan)) {
-    /* the relabeling moves ranks between nodes, and a node's ranks share
-     * the arena's counters as the plan's node of ranks */
+  } else if (plan && !collrt_bcast_takes_root(plan, root)) {
     collrt_diag_set(diag, "collrt_bind_bcast: root %d, but the plan's node arena ties its ranks to their nodes: it broadcasts from rank 0 only", root);
     st = COLLRT_ERR_ARG;
   }

@@ -70,6 +70,11 @@ collrt_status_t collrt_bind_allreduce(const collrt_plan_t *plan, MPI_Comm comm,
  * tied to their nodes (COLLRT_ERR_ARG, as a root outside the
  * communicator). Rebind with the buffer as both sides
  * (collrt_coll_rebind(coll, buffer, buffer, diag)). */
+/* Whether a bcast plan can broadcast from `root`: 0 always; another root
+ * runs the plan relabeled, which a plan with a node arena cannot (its
+ * ranks share their nodes' counters). The rule collrt_bind_bcast applies,
+ * and libcollc_pmpi asks before it binds, to fall back with the reason. */
+int collrt_bcast_takes_root(const collrt_plan_t *plan, int root);
 collrt_status_t collrt_bind_bcast(const collrt_plan_t *plan, MPI_Comm comm, void *buffer,
                                   int count, MPI_Datatype type, int root,
                                   unsigned flags, collrt_coll_t **out_coll,
