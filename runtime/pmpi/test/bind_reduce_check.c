@@ -1,7 +1,7 @@
 /* collrt_bind_allreduce and collrt_bind_bcast on their own (what the PMPI
  * library builds on), each result compared with MPI's own collective:
  *
- *   bind_reduce_check SUM_INT_ALLREDUCE.plan BCAST.plan STAGED_BCAST.plan
+ *   bind_reduce_check SUM_INT_ALLREDUCE.plan BCAST.plan STAGED_BCAST.plan ARENA_BCAST.plan
  *
  * - an allreduce bound with MPI_IN_PLACE, started three times with new data
  *   (every start copies the receive buffer to the send side), rebound in
@@ -13,7 +13,9 @@
  *   communicator;
  * - a bcast whose root stages other ranks' bytes in its receive buffer
  *   (plans/bcast-staged-root.mlir): right only because the root gets a
- *   receive buffer of its own.
+ *   receive buffer of its own;
+ * - a bcast with a node arena (plans/bcast-arena.mlir): served from root
+ *   0, refused root 1 by name (its ranks are tied to their nodes).
  * Exit status 1 on any mismatch. */
 #include <mpi.h>
 #include <stdio.h>
@@ -133,17 +135,37 @@ static void bcast(const collrt_plan_t *plan, const char *what) {
     collrt_coll_free(c);
 }
 
+/* A plan with a node arena: served from root 0, refused any other root on
+ * every rank, by name (the relabeling would move ranks between nodes). */
+static void arena_root(const collrt_plan_t *plan) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bcast_from(plan, 0, "bcast with a node arena");
+  if (size < 2)
+    return;
+  char one[1];
+  collrt_coll_t *c = NULL;
+  collrt_diag_t d = {{0}};
+  collrt_status_t st = collrt_bind_bcast(plan, MPI_COMM_WORLD, one, 1, MPI_CHAR, 1, 0, &c, &d);
+  check(st == COLLRT_ERR_ARG && strstr(d.message, "node arena"),
+        "a plan with a node arena is not refused root 1 by name");
+  if (!st)
+    collrt_coll_free(c);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  if (argc != 4) {
-    fprintf(stderr, "usage: bind_reduce_check SUM_INT_ALLREDUCE BCAST STAGED_BCAST\n");
+  if (argc != 5) {
+    fprintf(stderr, "usage: bind_reduce_check SUM_INT_ALLREDUCE BCAST STAGED_BCAST ARENA_BCAST\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  collrt_plan_t *sum = load(argv[1]), *bc = load(argv[2]), *staged = load(argv[3]);
+  collrt_plan_t *sum = load(argv[1]), *bc = load(argv[2]), *staged = load(argv[3]),
+                *arena = load(argv[4]);
   allreduce_in_place(sum);
   bcast(bc, "bcast");
   bcast(staged, "bcast with a staging root");
+  arena_root(arena);
   int failures = 0, size = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -153,6 +175,7 @@ int main(int argc, char **argv) {
   collrt_plan_free(sum);
   collrt_plan_free(bc);
   collrt_plan_free(staged);
+  collrt_plan_free(arena);
   MPI_Finalize();
   return failures ? 1 : 0;
 }

@@ -4,8 +4,9 @@
 # (plans/allreduce-linear.mlir) for sum on int, max on int and sum on
 # double (the last for messages of at most 8 KiB, so that a longer one
 # falls back), the linear bcast, and the direct alltoall test plan for the
-# nonblocking mix; beside the set (OUT_DIR-staged-bcast.plan, not in it),
-# the bcast whose root stages other bytes in its receive buffer.
+# nonblocking mix; beside the set (OUT_DIR-staged-bcast.plan,
+# OUT_DIR-arena-bcast.plan, not in it), the bcast whose root stages other
+# bytes in its receive buffer and the linear bcast with a node arena.
 #   make_reduce_plans.sh COLLC WRITE_TEST_PLAN SOURCE_DIR OUT_DIR
 set -e
 collc=$1 write=$2 src=$3 out=$4
@@ -24,3 +25,4 @@ plan sum double "block_bytes = array<i64: 0, 8192>, "
 "$collc" "$src/plans/bcast-linear.mlir" -o "$out/bcast.linear.plan"
 "$write" direct-alltoall "$out/alltoall.direct.plan"
 "$collc" "$src/plans/bcast-staged-root.mlir" -o "$out-staged-bcast.plan"
+"$collc" "$src/plans/bcast-arena.mlir" -o "$out-arena-bcast.plan"
