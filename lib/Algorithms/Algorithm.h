@@ -86,6 +86,10 @@ Weighing weighAlgorithms(const Spec &spec);
 /// crosses the network) is not weighed on the spec's topology, if any.
 std::optional<std::string> whyNotSmpCluster(const Spec &spec);
 
+/// Shared by the allreduce and bcast modules: the estimate's % of the
+/// node-link bound of the spec's op (none on one node).
+void finishReductionEstimate(const Spec &spec, AlgorithmEstimate &estimate);
+
 /// Shared by the alltoall(v) modules: the estimate's % of the bisection
 /// bound and, behind a NIC, the slowdown of the module's NIC load.
 void finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate,

@@ -18,8 +18,7 @@ std::optional<std::string> whyNotWeighed(const Spec &) { return std::nullopt; }
 void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.contention = 1; // one message per rank and step
   e.timeUs = binomialBcastUs(spec.topology, e.bytes);
-  if (double bound = bcastBound(spec.topology, e.bytes).us; bound > 0)
-    e.percentOfPeak = percentOfPeak(bound, e.timeUs);
+  finishReductionEstimate(spec, e);
 }
 
 } // namespace

@@ -28,8 +28,7 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.blockBytes = plan.chunkBytes;
   e.colours = plan.colours;
   e.timeUs = multiColourBcastUs(spec.topology, e.bytes);
-  if (double bound = bcastBound(spec.topology, e.bytes).us; bound > 0)
-    e.percentOfPeak = percentOfPeak(bound, e.timeUs);
+  finishReductionEstimate(spec, e);
 }
 
 } // namespace

@@ -18,8 +18,7 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   e.contention = 1; // neighbours in a chain share one link
   e.blockBytes = chainChunkBytes(spec.topology.network, e.ranks, e.bytes);
   e.timeUs = pipelinedChainBcastUs(spec.topology, e.bytes);
-  if (double bound = bcastBound(spec.topology, e.bytes).us; bound > 0)
-    e.percentOfPeak = percentOfPeak(bound, e.timeUs);
+  finishReductionEstimate(spec, e);
 }
 
 } // namespace

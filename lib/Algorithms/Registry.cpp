@@ -53,6 +53,15 @@ Decision collc::decideParameters(const Spec &spec, llvm::StringRef name) {
   return decision;
 }
 
+void collc::finishReductionEstimate(const Spec &spec, AlgorithmEstimate &estimate) {
+  const TopologySpec &topo = spec.topology;
+  CollectiveBound bound = spec.collective.kind == CollectiveKind::Bcast
+                              ? bcastBound(topo, estimate.bytes)
+                              : allreduceBound(topo, estimate.bytes);
+  if (bound.us > 0)
+    estimate.percentOfPeak = percentOfPeak(bound.us, estimate.timeUs);
+}
+
 void collc::finishAlltoallEstimate(const Spec &spec, AlgorithmEstimate &estimate,
                                    const NicLoad *nic) {
   // one node has no link to bound it

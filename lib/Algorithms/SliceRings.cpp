@@ -30,8 +30,7 @@ void estimate(const Spec &spec, const Decision &, AlgorithmEstimate &e) {
   // the ranks of a node share its links: each carries C slices' traffic
   e.contention = static_cast<double>(spec.topology.ranksPerNode);
   e.timeUs = sliceRingsAllreduceUs(spec.topology, e.bytes);
-  if (double bound = allreduceBound(spec.topology, e.bytes).us; bound > 0)
-    e.percentOfPeak = percentOfPeak(bound, e.timeUs);
+  finishReductionEstimate(spec, e);
 }
 
 } // namespace
